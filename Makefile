@@ -1,0 +1,90 @@
+# cko: build the tools, test, install. `make SAN=1` builds with ASan and
+# UBSan into build/san/; `make test` runs what this machine can run.
+CUDA     ?= /usr/local/cuda
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CC       ?= cc
+
+OPT      ?= -O2 -g
+WARN     = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+CFLAGS   ?= $(OPT)
+CFLAGS   += -std=c11 $(WARN) -D_GNU_SOURCE -Iharness -I$(CUDA)/include -MMD -MP
+LDFLAGS  += -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
+LDLIBS   += -Wl,--as-needed -lcjson -lcurl -lnvrtc -ldl -lm
+
+ifeq ($(SAN),1)
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS  += -fsanitize=address,undefined
+B        ?= build/san
+BINDIR   ?= build/san/bin
+else
+B        ?= build/rel
+BINDIR   ?= bin
+endif
+
+HARNESS_SRC = $(wildcard harness/*.c)
+HARNESS_OBJ = $(HARNESS_SRC:harness/%.c=$(B)/harness/%.o)
+TOOL_SRC    = $(wildcard tools/cko-*.c)
+TOOLS       = $(TOOL_SRC:tools/%.c=$(BINDIR)/%)
+SCRIPTS     = $(wildcard tools/cko-*.sh)
+UNIT_SRC    = $(wildcard tests/unit/test-*.c)
+UNITS       = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+LIB         = $(B)/libcko.a
+
+all: $(TOOLS) $(SCRIPTS:tools/%.sh=$(BINDIR)/%)
+
+$(B)/harness/%.o: harness/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/tools/%.o: tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/tests/%.o: tests/unit/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -c -o $@ $<
+
+$(LIB): $(HARNESS_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BINDIR)/%: $(B)/tools/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# cuBLAS only for the vendor baseline.
+$(BINDIR)/cko-baseline: LDLIBS += -lcublas -lcudart
+
+$(BINDIR)/%: tools/%.sh
+	@mkdir -p $(@D)
+	cp $< $@ && chmod +x $@
+
+$(B)/tests/%: $(B)/tests/%.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+units: $(UNITS)
+
+# The test runner prints one line per test and ends with "N passed, N failed, N skipped".
+test: all units
+	@CKO_BIN=$(abspath $(BINDIR)) CKO_UNITS=$(abspath $(B))/tests SAN=$(SAN) sh tests/run $(TESTS)
+
+# The whole suite under ASan/UBSan (a separate build in build/san).
+test-san:
+	$(MAKE) SAN=1 test
+
+demo: all
+	sh tools/demo.sh
+
+install: all
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/cko $(DESTDIR)$(PREFIX)/share/man/man1
+	cp $(TOOLS) $(SCRIPTS:tools/%.sh=$(BINDIR)/%) $(DESTDIR)$(PREFIX)/bin/
+	cp -R mk prompts workloads docs $(DESTDIR)$(PREFIX)/share/cko/
+	cp man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build bin
+
+.PHONY: all units test test-san demo install clean
+.SECONDARY:
+-include $(wildcard $(B)/*/*.d)

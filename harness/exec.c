@@ -1,0 +1,205 @@
+/* exec.c: a request's buffers on the device, with guards and poison. */
+#include "cko.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define AT(x, s, i) ((size_t)(s) * (size_t)(x)->np + (size_t)(i))
+
+static size_t param_bytes(const cko_rparam *q) { return q->count * cko_dtype_size(q->p.dtype); }
+
+/* Stores a scalar argument in its slot with the parameter's C type. */
+static void store_scalar(uint64_t *slot, const cko_rparam *q)
+{
+	*slot = 0;
+	switch (q->p.dtype) {
+	case CKO_I32: { int32_t v = (int32_t)q->ivalue; memcpy(slot, &v, 4); break; }
+	case CKO_U32: { uint32_t v = (uint32_t)q->ivalue; memcpy(slot, &v, 4); break; }
+	case CKO_I64: { int64_t v = q->ivalue; memcpy(slot, &v, 8); break; }
+	case CKO_U64: { uint64_t v = (uint64_t)q->ivalue; memcpy(slot, &v, 8); break; }
+	case CKO_F32: { float v = (float)q->fvalue; memcpy(slot, &v, 4); break; }
+	case CKO_F64: { double v = q->fvalue; memcpy(slot, &v, 8); break; }
+	default: break;
+	}
+}
+
+int cko_exec_open(cko_exec *x, const cko_request *rq, int nsets, char *err, size_t errlen)
+{
+	memset(x, 0, sizeof *x);
+	x->rq = rq;
+	x->np = rq->nparams;
+	x->nsets = nsets < rq->nsets ? nsets : rq->nsets;
+	size_t len;
+	char *image = cko_read_file(rq->cubin, (size_t)256 << 20, &len);
+	CUresult r = cuModuleLoadData(&x->mod, image);
+	free(image);
+	if (r != CUDA_SUCCESS) {
+		snprintf(err, errlen, "%s: cannot load the module: %s", rq->cubin, cko_cu_name(r));
+		return 1;
+	}
+	r = cuModuleGetFunction(&x->fn, x->mod, rq->entry);
+	if (r != CUDA_SUCCESS) {
+		snprintf(err, errlen, "%s: no kernel named '%s' (%s)", rq->cubin, rq->entry, cko_cu_name(r));
+		return 1;
+	}
+	if (rq->launch.smem > 48 * 1024) {
+		r = cuFuncSetAttribute(x->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)rq->launch.smem);
+		if (r != CUDA_SUCCESS) {
+			snprintf(err, errlen, "%lld bytes of dynamic shared memory refused: %s", (long long)rq->launch.smem,
+				 cko_cu_name(r));
+			return 1;
+		}
+	}
+	size_t n = (size_t)x->nsets * (size_t)x->np;
+	x->host = xcalloc(n, sizeof *x->host);
+	x->dev = xcalloc(n, sizeof *x->dev);
+	x->args = xcalloc(n, sizeof *x->args);
+	x->vals = xcalloc(n, sizeof *x->vals);
+	for (int s = 0; s < x->nsets; s++) {
+		cko_request_read_inputs(rq, s, &x->host[AT(x, s, 0)]);
+		for (int i = 0; i < x->np; i++) {
+			const cko_rparam *q = &rq->params[i];
+			size_t k = AT(x, s, i);
+			x->args[k] = &x->vals[k];
+			if (!q->p.is_buffer) {
+				store_scalar(&x->vals[k], q);
+				continue;
+			}
+			cko_dbuf *b = &x->dev[k];
+			b->bytes = param_bytes(q);
+			CU_CHECK(cuMemAlloc(&b->base, b->bytes + 2 * CKO_GUARD_BYTES));
+			CU_CHECK(cuMemsetD8(b->base, CKO_GUARD, b->bytes + 2 * CKO_GUARD_BYTES));
+			b->ptr = b->base + CKO_GUARD_BYTES;
+			x->vals[k] = (uint64_t)b->ptr;
+			if (q->p.role != CKO_OUT)
+				CU_CHECK(cuMemcpyHtoD(b->ptr, x->host[k].data, b->bytes));
+			if (q->p.role == CKO_INOUT) {
+				CU_CHECK(cuMemAlloc(&b->pristine, b->bytes));
+				CU_CHECK(cuMemcpyHtoD(b->pristine, x->host[k].data, b->bytes));
+			}
+		}
+	}
+	return 0;
+}
+
+void cko_exec_close(cko_exec *x)
+{
+	size_t n = (size_t)x->nsets * (size_t)x->np;
+	for (size_t k = 0; k < n; k++) {
+		if (x->dev && x->dev[k].base)
+			cuMemFree(x->dev[k].base);
+		if (x->dev && x->dev[k].pristine)
+			cuMemFree(x->dev[k].pristine);
+		if (x->host)
+			cko_tensor_free(&x->host[k]);
+	}
+	if (x->mod)
+		cuModuleUnload(x->mod);
+	free(x->host);
+	free(x->dev);
+	free(x->args);
+	free(x->vals);
+	memset(x, 0, sizeof *x);
+}
+
+void cko_exec_reset(cko_exec *x, int s, int poison, CUstream st)
+{
+	for (int i = 0; i < x->np; i++) {
+		const cko_rparam *q = &x->rq->params[i];
+		cko_dbuf *b = &x->dev[AT(x, s, i)];
+		if (!q->p.is_buffer)
+			continue;
+		if (q->p.role == CKO_OUT)
+			CU_CHECK(cuMemsetD8Async(b->ptr, (unsigned char)poison, b->bytes, st));
+		else if (q->p.role == CKO_INOUT)
+			CU_CHECK(cuMemcpyDtoDAsync(b->ptr, b->pristine, b->bytes, st));
+	}
+}
+
+CUresult cko_exec_launch(cko_exec *x, int s, CUstream st)
+{
+	const cko_launch *l = &x->rq->launch;
+	return cuLaunchKernel(x->fn, (unsigned)l->grid[0], (unsigned)l->grid[1], (unsigned)l->grid[2],
+			      (unsigned)l->block[0], (unsigned)l->block[1], (unsigned)l->block[2], (unsigned)l->smem, st,
+			      &x->args[AT(x, s, 0)], NULL);
+}
+
+CUresult cko_wait_event(CUevent ev, double timeout_s)
+{
+	double deadline = cko_now() + timeout_s;
+	for (int spins = 0;; spins++) {
+		CUresult r = cuEventQuery(ev);
+		if (r != CUDA_ERROR_NOT_READY)
+			return r;
+		if (timeout_s > 0 && cko_now() > deadline)
+			return CKO_CU_TIMEOUT;
+		if (spins > 1000)
+			usleep(100); /* a long kernel: stop spinning */
+	}
+}
+
+int cko_exec_check_guards(cko_exec *x, int s, char *msg, size_t n)
+{
+	unsigned char g[CKO_GUARD_BYTES];
+	for (int i = 0; i < x->np; i++) {
+		const cko_rparam *q = &x->rq->params[i];
+		cko_dbuf *b = &x->dev[AT(x, s, i)];
+		if (!q->p.is_buffer)
+			continue;
+		for (int side = 0; side < 2; side++) {
+			CUdeviceptr at = side ? b->ptr + b->bytes : b->base;
+			CU_CHECK(cuMemcpyDtoH(g, at, CKO_GUARD_BYTES));
+			for (size_t j = 0; j < CKO_GUARD_BYTES; j++) {
+				if (g[j] == CKO_GUARD)
+					continue;
+				long off = side ? (long)j : (long)j - CKO_GUARD_BYTES;
+				if (!side)
+					snprintf(msg, n, "write out of bounds of %s: %ld bytes before its start", q->p.name,
+						 -off);
+				else
+					snprintf(msg, n, "write out of bounds of %s: %ld bytes past its end", q->p.name,
+						 off + 1);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+int cko_exec_check_inputs(cko_exec *x, int s, char *msg, size_t n)
+{
+	for (int i = 0; i < x->np; i++) {
+		const cko_rparam *q = &x->rq->params[i];
+		size_t k = AT(x, s, i);
+		if (!q->p.is_buffer || q->p.role != CKO_IN)
+			continue;
+		size_t bytes = x->dev[k].bytes;
+		unsigned char *tmp = xmalloc(bytes);
+		CU_CHECK(cuMemcpyDtoH(tmp, x->dev[k].ptr, bytes));
+		const unsigned char *orig = x->host[k].data;
+		size_t es = cko_dtype_size(q->p.dtype), changed = 0, first = 0;
+		for (size_t j = 0; j < bytes; j += es)
+			if (memcmp(tmp + j, orig + j, es) && changed++ == 0)
+				first = j / es;
+		free(tmp);
+		if (changed) {
+			snprintf(msg, n, "input %s was modified (%zu elements, first at flat index %zu)", q->p.name, changed,
+				 first);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void cko_exec_read(cko_exec *x, int s, int i, cko_tensor *t)
+{
+	const cko_rparam *q = &x->rq->params[i];
+	memset(t, 0, sizeof *t);
+	t->dtype = q->p.dtype;
+	t->ndim = q->p.ndim;
+	memcpy(t->shape, q->shape, sizeof t->shape);
+	t->count = q->count;
+	t->data = xmalloc(param_bytes(q));
+	CU_CHECK(cuMemcpyDtoH(t->data, x->dev[AT(x, s, i)].ptr, param_bytes(q)));
+}

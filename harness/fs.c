@@ -1,0 +1,269 @@
+/* fs.c: whole-file reads, atomic writes (temporary file + rename), paths. */
+#include "cko.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+char *cko_try_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: is a folder, not a file", path);
+		close(fd);
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *s = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {
+			if (cap > max) {
+				snprintf(err, errlen, "%s: larger than %zu bytes", path, max);
+				goto fail;
+			}
+			cap *= 2;
+			s = xrealloc(s, cap + 1);
+		}
+		ssize_t r = read(fd, s + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > max) {
+		snprintf(err, errlen, "%s: larger than %zu bytes", path, max);
+		goto fail;
+	}
+	if (fd)
+		close(fd);
+	s[n] = 0;
+	if (len)
+		*len = n;
+	return s;
+fail:
+	if (fd)
+		close(fd);
+	free(s);
+	return NULL;
+}
+
+char *cko_read_file(const char *path, size_t max, size_t *len)
+{
+	char err[512];
+	char *s = cko_try_read_file(path, max, len, err, sizeof err);
+	if (!s)
+		cko_die(CKO_BADINPUT, "%s", err);
+	return s;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+void cko_write_file(const char *path, const void *data, size_t len)
+{
+	if (!strcmp(path, "-")) {
+		if (write_all(1, data, len))
+			cko_die(CKO_ENV, "stdout: %s", strerror(errno));
+		return;
+	}
+	static unsigned counter;
+	char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ENOENT) {
+		char *d = cko_dirname(path);
+		cko_mkdir_p(d);
+		free(d);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	}
+	if (fd < 0)
+		cko_die(CKO_ENV, "%s: %s", tmp, strerror(errno));
+	if (write_all(fd, data, len) || close(fd)) {
+		int e = errno;
+		unlink(tmp);
+		cko_die(CKO_ENV, "%s: %s", path, strerror(e));
+	}
+	if (rename(tmp, path)) {
+		int e = errno;
+		unlink(tmp);
+		cko_die(CKO_ENV, "%s: %s", path, strerror(e));
+	}
+	free(tmp);
+}
+
+int cko_write_if_changed(const char *path, const void *data, size_t len)
+{
+	char err[256];
+	size_t n;
+	char *old = cko_try_read_file(path, len + 1, &n, err, sizeof err);
+	int same = old && n == len && memcmp(old, data, len) == 0;
+	free(old);
+	if (same)
+		return 0;
+	cko_write_file(path, data, len);
+	return 1;
+}
+
+void cko_mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0755) && errno != EEXIST)
+			cko_die(CKO_ENV, "%s: %s", p, strerror(errno));
+		*s = '/';
+	}
+	if (mkdir(p, 0755) && errno != EEXIST)
+		cko_die(CKO_ENV, "%s: %s", p, strerror(errno));
+	free(p);
+}
+
+int cko_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+int cko_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+char *cko_dirname(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s)
+		return xstrdup(".");
+	if (s == path)
+		return xstrdup("/");
+	return strndup(path, (size_t)(s - path));
+}
+
+char *cko_path_join(const char *base_dir, const char *rel)
+{
+	if (rel[0] == '/' || !base_dir || !*base_dir || !strcmp(base_dir, "."))
+		return xstrdup(rel);
+	size_t n = strlen(base_dir);
+	return xasprintf("%s%s%s", base_dir, base_dir[n - 1] == '/' ? "" : "/", rel);
+}
+
+/* Splits an absolute, lexically normalized path into components. */
+static int split_abs(const char *path, char ***out)
+{
+	char *abs;
+	if (path[0] == '/') {
+		abs = xstrdup(path);
+	} else {
+		char cwd[4096];
+		if (!getcwd(cwd, sizeof cwd))
+			cko_die(CKO_ENV, "getcwd: %s", strerror(errno));
+		abs = xasprintf("%s/%s", cwd, path);
+	}
+	char **v = xcalloc(strlen(abs) + 1, sizeof *v);
+	int n = 0;
+	for (char *save, *t = strtok_r(abs, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(t, "."))
+			continue;
+		if (!strcmp(t, "..")) {
+			if (n)
+				free(v[--n]);
+			continue;
+		}
+		v[n++] = xstrdup(t);
+	}
+	free(abs);
+	*out = v;
+	return n;
+}
+
+char *cko_path_relative(const char *from_dir, const char *target)
+{
+	char **a, **b;
+	int na = split_abs(from_dir, &a), nb = split_abs(target, &b);
+	int c = 0;
+	while (c < na && c < nb && !strcmp(a[c], b[c]))
+		c++;
+	cko_buf r = {0};
+	for (int i = c; i < na; i++)
+		buf_puts(&r, r.len ? "/.." : "..");
+	for (int i = c; i < nb; i++) {
+		if (r.len)
+			buf_puts(&r, "/");
+		buf_puts(&r, b[i]);
+	}
+	if (!r.len)
+		buf_puts(&r, ".");
+	cko_free_list(a, na);
+	cko_free_list(b, nb);
+	return r.s;
+}
+
+static int cmp_str(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
+char **cko_list_dir(const char *dir, const char *suffix, int *n)
+{
+	DIR *d = opendir(dir);
+	*n = 0;
+	if (!d)
+		return NULL;
+	int cap = 16;
+	char **v = xmalloc(cap * sizeof *v);
+	size_t sl = strlen(suffix);
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] == '.' || l < sl || strcmp(e->d_name + l - sl, suffix))
+			continue;
+		if (strstr(e->d_name, ".tmp."))
+			continue;
+		if (*n == cap)
+			v = xrealloc(v, (cap *= 2) * sizeof *v);
+		v[(*n)++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	qsort(v, (size_t)*n, sizeof *v, cmp_str);
+	return v;
+}
+
+void cko_free_list(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+double cko_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}

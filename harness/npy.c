@@ -1,0 +1,244 @@
+/* npy.c: NumPy .npy files (format versions 1, 2 and 3), C order,
+ * little-endian, the dtypes of dtype.c. The header dictionary is parsed
+ * strictly: exactly the keys descr, fortran_order and shape. */
+#include "cko.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t cko_tensor_bytes(const cko_tensor *t) { return t->count * cko_dtype_size(t->dtype); }
+
+void cko_tensor_free(cko_tensor *t)
+{
+	free(t->data);
+	t->data = NULL;
+}
+
+typedef struct {
+	const char *p, *end;
+} scan;
+
+static void skip_ws(scan *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t'))
+		s->p++;
+}
+
+static int eat(scan *s, char c)
+{
+	skip_ws(s);
+	if (s->p < s->end && *s->p == c) {
+		s->p++;
+		return 1;
+	}
+	return 0;
+}
+
+/* A quoted Python string (no escapes needed for our keys and descrs). */
+static int quoted(scan *s, char *out, size_t n)
+{
+	skip_ws(s);
+	if (s->p >= s->end || (*s->p != '\'' && *s->p != '"'))
+		return 0;
+	char q = *s->p++;
+	size_t i = 0;
+	while (s->p < s->end && *s->p != q) {
+		if (i + 1 >= n || *s->p == '\\')
+			return 0;
+		out[i++] = *s->p++;
+	}
+	if (s->p >= s->end)
+		return 0;
+	s->p++;
+	out[i] = 0;
+	return 1;
+}
+
+int cko_npy_parse(const void *img, size_t len, cko_tensor *t, char *err, size_t errlen)
+{
+	const unsigned char *b = img;
+	memset(t, 0, sizeof *t);
+	if (len < 10 || memcmp(b, "\x93NUMPY", 6)) {
+		snprintf(err, errlen, "not a .npy file (bad magic)");
+		return -1;
+	}
+	int major = b[6];
+	size_t hlen, hstart;
+	if (major == 1) {
+		hlen = (size_t)b[8] | (size_t)b[9] << 8;
+		hstart = 10;
+	} else if (major == 2 || major == 3) {
+		if (len < 12) {
+			snprintf(err, errlen, "truncated header");
+			return -1;
+		}
+		hlen = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
+		hstart = 12;
+	} else {
+		snprintf(err, errlen, "unsupported .npy version %d", major);
+		return -1;
+	}
+	if (hlen > len - hstart || hlen > 1 << 20) {
+		snprintf(err, errlen, "truncated header");
+		return -1;
+	}
+	scan s = {(const char *)b + hstart, (const char *)b + hstart + hlen};
+	char key[32], descr[16] = "";
+	int have_descr = 0, have_order = 0, have_shape = 0;
+	if (!eat(&s, '{'))
+		goto bad;
+	while (!eat(&s, '}')) {
+		if (!quoted(&s, key, sizeof key) || !eat(&s, ':'))
+			goto bad;
+		if (!strcmp(key, "descr") && !have_descr) {
+			if (!quoted(&s, descr, sizeof descr))
+				goto bad;
+			have_descr = 1;
+		} else if (!strcmp(key, "fortran_order") && !have_order) {
+			skip_ws(&s);
+			if (s.end - s.p >= 5 && !memcmp(s.p, "False", 5)) {
+				s.p += 5;
+			} else if (s.end - s.p >= 4 && !memcmp(s.p, "True", 4)) {
+				snprintf(err, errlen, "Fortran-order arrays are not supported (save C order)");
+				return -1;
+			} else {
+				goto bad;
+			}
+			have_order = 1;
+		} else if (!strcmp(key, "shape") && !have_shape) {
+			if (!eat(&s, '('))
+				goto bad;
+			while (!eat(&s, ')')) {
+				skip_ws(&s);
+				if (s.p >= s.end || !isdigit((unsigned char)*s.p))
+					goto bad;
+				int64_t v = 0;
+				while (s.p < s.end && isdigit((unsigned char)*s.p)) {
+					if (v > (INT64_MAX - 9) / 10)
+						goto toobig;
+					v = v * 10 + (*s.p++ - '0');
+				}
+				if (s.p < s.end && *s.p == 'L')
+					s.p++;
+				if (t->ndim == CKO_MAXDIM) {
+					snprintf(err, errlen, "more than %d dimensions", CKO_MAXDIM);
+					return -1;
+				}
+				t->shape[t->ndim++] = v;
+				if (!eat(&s, ',')) {
+					if (!eat(&s, ')'))
+						goto bad;
+					break;
+				}
+			}
+			have_shape = 1;
+		} else {
+			snprintf(err, errlen, "unexpected or repeated header key '%s'", key);
+			return -1;
+		}
+		if (!eat(&s, ',')) {
+			if (!eat(&s, '}'))
+				goto bad;
+			break;
+		}
+	}
+	if (!have_descr || !have_order || !have_shape) {
+		snprintf(err, errlen, "header lacks %s", !have_descr ? "descr" : !have_order ? "fortran_order" : "shape");
+		return -1;
+	}
+	if (!cko_dtype_from_descr(descr, &t->dtype)) {
+		snprintf(err, errlen, "unsupported dtype '%s'%s", descr, descr[0] == '>' ? " (big-endian)" : "");
+		return -1;
+	}
+	size_t count = 1, es = cko_dtype_size(t->dtype);
+	for (int i = 0; i < t->ndim; i++) {
+		if (t->shape[i] && count > SIZE_MAX / es / (size_t)t->shape[i])
+			goto toobig;
+		count *= (size_t)t->shape[i];
+	}
+	t->count = count;
+	size_t data_off = hstart + hlen, need = count * es;
+	if (len - data_off != need) {
+		snprintf(err, errlen, "data is %zu bytes, the header's shape and dtype need %zu", len - data_off, need);
+		return -1;
+	}
+	t->data = xmalloc(need);
+	memcpy(t->data, b + data_off, need);
+	return 0;
+bad:
+	snprintf(err, errlen, "malformed header near '%.20s'", s.p < s.end ? s.p : "");
+	return -1;
+toobig:
+	snprintf(err, errlen, "shape too large");
+	return -1;
+}
+
+int cko_npy_try_read(const char *path, cko_tensor *t, char *err, size_t errlen)
+{
+	size_t len;
+	char e[512];
+	char *img = cko_try_read_file(path, (size_t)1 << 40, &len, e, sizeof e);
+	if (!img) {
+		snprintf(err, errlen, "%s", e);
+		return -1;
+	}
+	int r = cko_npy_parse(img, len, t, e, sizeof e);
+	free(img);
+	if (r)
+		snprintf(err, errlen, "%s: %s", path, e);
+	return r;
+}
+
+void cko_npy_read(const char *path, cko_tensor *t)
+{
+	char err[768];
+	if (cko_npy_try_read(path, t, err, sizeof err))
+		cko_die(CKO_BADINPUT, "%s", err);
+}
+
+void *cko_npy_image(const cko_tensor *t, size_t *len)
+{
+	cko_buf h = {0};
+	buf_printf(&h, "{'descr': '%s', 'fortran_order': False, 'shape': (", cko_dtype_descr(t->dtype));
+	for (int i = 0; i < t->ndim; i++)
+		buf_printf(&h, "%lld%s", (long long)t->shape[i], t->ndim == 1 ? "," : i + 1 < t->ndim ? ", " : "");
+	buf_puts(&h, "), }");
+	size_t pre = 10, total = pre + h.len + 1;
+	int v2 = 0;
+	if (((total + 63) / 64) * 64 - pre > 65535) {
+		v2 = 1;
+		pre = 12;
+		total = pre + h.len + 1;
+	}
+	size_t padded = (total + 63) / 64 * 64;
+	while (h.len + pre + 1 < padded)
+		buf_puts(&h, " ");
+	buf_puts(&h, "\n");
+	size_t data = cko_tensor_bytes(t);
+	*len = pre + h.len + data;
+	unsigned char *img = xmalloc(*len);
+	memcpy(img, "\x93NUMPY", 6);
+	img[6] = v2 ? 2 : 1;
+	img[7] = 0;
+	if (v2) {
+		for (int i = 0; i < 4; i++)
+			img[8 + i] = (unsigned char)(h.len >> (8 * i));
+	} else {
+		img[8] = (unsigned char)(h.len & 255);
+		img[9] = (unsigned char)(h.len >> 8);
+	}
+	memcpy(img + pre, h.s, h.len);
+	if (data)
+		memcpy(img + pre + h.len, t->data, data);
+	buf_free(&h);
+	return img;
+}
+
+void cko_npy_write(const char *path, const cko_tensor *t)
+{
+	size_t len;
+	void *img = cko_npy_image(t, &len);
+	cko_write_file(path, img, len);
+	free(img);
+}

@@ -1,0 +1,353 @@
+/* workload.c: signature.json, case scalars and launch.json rules. */
+#include "cko.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cko_is_ident(const char *s)
+{
+	if (!s || !(isalpha((unsigned char)*s) || *s == '_') || strlen(s) > 63)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return 0;
+	return 1;
+}
+
+int cko_role_parse(const char *s, int *role)
+{
+	static const char *names[] = {"in", "out", "inout"};
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, names[i])) {
+			*role = i;
+			return 1;
+		}
+	return 0;
+}
+
+const char *cko_role_name(int role) { return role == CKO_IN ? "in" : role == CKO_OUT ? "out" : "inout"; }
+
+static int scalar_dtype_ok(cko_dtype t)
+{
+	return t == CKO_I32 || t == CKO_I64 || t == CKO_U32 || t == CKO_U64 || t == CKO_F32 || t == CKO_F64;
+}
+
+void cko_signature_from_json(const cJSON *root, const char *file, cko_signature *sig)
+{
+	static const char *const top[] = {"entry", "params", "comment", NULL};
+	static const char *const pk[] = {"name", "kind", "dtype", "role", "shape", "comment", NULL};
+	memset(sig, 0, sizeof *sig);
+	cko_jkeys(root, file, "", top);
+	sig->file = xstrdup(file);
+	const char *entry = cko_jstr(root, "entry", file, "");
+	if (!cko_is_ident(entry))
+		cko_jfail(file, "entry", "'%s' is not a C identifier", entry);
+	sig->entry = xstrdup(entry);
+	const cJSON *params = cko_jreq(root, "params", file, "");
+	if (!cJSON_IsArray(params) || cJSON_GetArraySize(params) == 0)
+		cko_jfail(file, "params", "expected a non-empty array");
+	sig->nparams = cJSON_GetArraySize(params);
+	if (sig->nparams > 64)
+		cko_jfail(file, "params", "more than 64 parameters");
+	sig->params = xcalloc((size_t)sig->nparams, sizeof *sig->params);
+	int i = 0;
+	for (const cJSON *p = params->child; p; p = p->next, i++) {
+		char field[64];
+		snprintf(field, sizeof field, "params[%d]", i);
+		cko_jkeys(p, file, field, pk);
+		cko_param *q = &sig->params[i];
+		const char *name = cko_jstr(p, "name", file, field);
+		if (!cko_is_ident(name))
+			cko_jfail(file, cko_field(field, "name"), "'%s' is not a C identifier", name);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(sig->params[j].name, name))
+				cko_jfail(file, cko_field(field, "name"), "'%s' appears twice", name);
+		q->name = xstrdup(name);
+		const char *kind = cko_jstr(p, "kind", file, field);
+		const char *dt = cko_jstr(p, "dtype", file, field);
+		if (!cko_dtype_parse(dt, &q->dtype))
+			cko_jfail(file, cko_field(field, "dtype"), "unknown dtype '%s'", dt);
+		if (!strcmp(kind, "scalar")) {
+			if (!scalar_dtype_ok(q->dtype))
+				cko_jfail(file, cko_field(field, "dtype"), "scalars are i32, i64, u32, u64, f32 or f64");
+			if (cko_jget(p, "role") || cko_jget(p, "shape"))
+				cko_jfail(file, field, "a scalar has no role or shape");
+		} else if (!strcmp(kind, "buffer")) {
+			q->is_buffer = 1;
+			const char *role = cko_jstr(p, "role", file, field);
+			if (!cko_role_parse(role, &q->role))
+				cko_jfail(file, cko_field(field, "role"), "expected in, out or inout, not '%s'", role);
+			const cJSON *shape = cko_jreq(p, "shape", file, field);
+			int nd = cJSON_GetArraySize(shape);
+			if (!cJSON_IsArray(shape) || nd < 1 || nd > CKO_MAXDIM)
+				cko_jfail(file, cko_field(field, "shape"), "expected an array of 1 to %d expressions", CKO_MAXDIM);
+			q->ndim = nd;
+			int d = 0;
+			for (const cJSON *e = shape->child; e; e = e->next, d++) {
+				char err[256];
+				if (cJSON_IsNumber(e))
+					q->shape[d] = xasprintf("%.0f", e->valuedouble);
+				else if (cJSON_IsString(e))
+					q->shape[d] = xstrdup(e->valuestring);
+				else
+					cko_jfail(file, cko_field_i(cko_field(field, "shape"), d), "expected an expression");
+				if (cko_expr_check(q->shape[d], err, sizeof err))
+					cko_jfail(file, cko_field_i(cko_field(field, "shape"), d), "%s", err);
+			}
+		} else {
+			cko_jfail(file, cko_field(field, "kind"), "expected buffer or scalar, not '%s'", kind);
+		}
+	}
+}
+
+void cko_signature_load(const char *path, cko_signature *sig)
+{
+	cJSON *root = cko_json_load(path);
+	cko_signature_from_json(root, path, sig);
+	cJSON_Delete(root);
+}
+
+void cko_signature_free(cko_signature *sig)
+{
+	for (int i = 0; i < sig->nparams; i++) {
+		free(sig->params[i].name);
+		for (int d = 0; d < sig->params[i].ndim; d++)
+			free(sig->params[i].shape[d]);
+	}
+	free(sig->params);
+	free(sig->entry);
+	free(sig->file);
+	memset(sig, 0, sizeof *sig);
+}
+
+void cko_case_env(const cko_signature *sig, const cJSON *scalars, const char *file, const char *field, cko_env *env)
+{
+	if (scalars && !cJSON_IsObject(scalars))
+		cko_jfail(file, field, "expected an object of scalar values");
+	for (const cJSON *c = scalars ? scalars->child : NULL; c; c = c->next) {
+		int known = 0;
+		for (int i = 0; i < sig->nparams && !known; i++)
+			known = !sig->params[i].is_buffer && !strcmp(sig->params[i].name, c->string);
+		if (!known)
+			cko_jfail(file, cko_field(field, c->string), "not a scalar of %s", sig->file);
+	}
+	for (int i = 0; i < sig->nparams; i++) {
+		const cko_param *p = &sig->params[i];
+		if (p->is_buffer)
+			continue;
+		const cJSON *v = cko_jget(scalars, p->name);
+		if (!cJSON_IsNumber(v))
+			cko_jfail(file, cko_field(field, p->name), v ? "expected a number" : "missing");
+		if (cko_dtype_is_float(p->dtype))
+			continue;
+		int64_t x = cko_jint(scalars, p->name, file, field);
+		int ok = p->dtype == CKO_I32   ? x >= INT32_MIN && x <= INT32_MAX
+			 : p->dtype == CKO_U32 ? x >= 0 && x <= (int64_t)UINT32_MAX
+			 : p->dtype == CKO_U64 ? x >= 0
+					       : 1;
+		if (!ok)
+			cko_jfail(file, cko_field(field, p->name), "%lld does not fit %s", (long long)x,
+				  cko_dtype_name(p->dtype));
+		cko_env_set(env, p->name, x);
+	}
+}
+
+int cko_param_shape(const cko_param *p, const cko_env *env, int64_t *shape, size_t *count, char *err, size_t errlen)
+{
+	size_t n = 1;
+	for (int d = 0; d < p->ndim; d++) {
+		char e[256];
+		if (cko_expr_eval(p->shape[d], env, &shape[d], e, sizeof e)) {
+			snprintf(err, errlen, "shape of %s: %s", p->name, e);
+			return -1;
+		}
+		if (shape[d] < 1) {
+			snprintf(err, errlen, "shape of %s: dimension %d is %lld (must be >= 1)", p->name, d,
+				 (long long)shape[d]);
+			return -1;
+		}
+		if ((uint64_t)shape[d] > (SIZE_MAX >> 4) / n) {
+			snprintf(err, errlen, "shape of %s: too many elements", p->name);
+			return -1;
+		}
+		n *= (size_t)shape[d];
+	}
+	*count = n;
+	return 0;
+}
+
+int cko_define_ok(const char *name, const char *value, char *err, size_t errlen)
+{
+	if (!cko_is_ident(name) || !strncmp(name, "__", 2) || !strncmp(name, "CKO_", 4)) {
+		snprintf(err, errlen, "define name '%.64s' must be a C identifier not starting with __ or CKO_", name);
+		return 0;
+	}
+	if (!*value || strlen(value) > 64) {
+		snprintf(err, errlen, "define %s: value must be 1 to 64 characters", name);
+		return 0;
+	}
+	for (const char *s = value; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.+-", *s)) {
+			snprintf(err, errlen, "define %s: value may hold only letters, digits and _ . + -", name);
+			return 0;
+		}
+	return 1;
+}
+
+static void check_dims(const cJSON *v, const char *file, const char *field, int allow_scalar)
+{
+	char err[256];
+	if (allow_scalar && (cJSON_IsNumber(v) || cJSON_IsString(v))) {
+		if (cJSON_IsString(v) && cko_expr_check(v->valuestring, err, sizeof err))
+			cko_jfail(file, field, "%s", err);
+		return;
+	}
+	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 || cJSON_GetArraySize(v) > 3)
+		cko_jfail(file, field, "expected 1 to 3 expressions");
+	int i = 0;
+	for (const cJSON *e = v->child; e; e = e->next, i++) {
+		if (cJSON_IsString(e) ? cko_expr_check(e->valuestring, err, sizeof err) != 0 : !cJSON_IsNumber(e)) {
+			if (!cJSON_IsString(e))
+				snprintf(err, sizeof err, "expected a number or an expression");
+			cko_jfail(file, cko_field_i(field, i), "%s", err);
+		}
+	}
+}
+
+/* The text of a define value (integer or string), in buf. */
+static int define_text(const cJSON *v, char *buf, size_t n)
+{
+	if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 9e15) {
+		snprintf(buf, n, "%lld", (long long)v->valuedouble);
+		return 1;
+	}
+	if (cJSON_IsString(v)) {
+		snprintf(buf, n, "%s", v->valuestring);
+		return 1;
+	}
+	return 0;
+}
+
+void cko_launch_validate(const cJSON *l, const char *file)
+{
+	static const char *const keys[] = {"defines", "grid", "block", "smem", "overrides", "tunables", "constraints",
+					   "comment", "name", "source", NULL};
+	static const char *const okeys[] = {"grid", "block", "smem", NULL};
+	char err[256], val[128];
+	cko_jkeys(l, file, "", keys);
+	const cJSON *defs = cko_jget(l, "defines");
+	if (defs) {
+		if (!cJSON_IsObject(defs))
+			cko_jfail(file, "defines", "expected an object");
+		for (const cJSON *d = defs->child; d; d = d->next) {
+			if (!define_text(d, val, sizeof val))
+				cko_jfail(file, cko_field("defines", d->string), "expected an integer or a string");
+			if (!cko_define_ok(d->string, val, err, sizeof err))
+				cko_jfail(file, cko_field("defines", d->string), "%s", err);
+		}
+	}
+	check_dims(cko_jreq(l, "grid", file, ""), file, "grid", 0);
+	check_dims(cko_jreq(l, "block", file, ""), file, "block", 0);
+	if (cko_jget(l, "smem"))
+		check_dims(cko_jget(l, "smem"), file, "smem", 1);
+	const cJSON *ov = cko_jget(l, "overrides");
+	if (ov) {
+		if (!cJSON_IsObject(ov))
+			cko_jfail(file, "overrides", "expected an object of case name -> {grid, block, smem}");
+		for (const cJSON *o = ov->child; o; o = o->next) {
+			const char *f = cko_field("overrides", o->string);
+			char fb[256];
+			snprintf(fb, sizeof fb, "%s", f);
+			cko_jkeys(o, file, fb, okeys);
+			if (cko_jget(o, "grid"))
+				check_dims(cko_jget(o, "grid"), file, cko_field(fb, "grid"), 0);
+			if (cko_jget(o, "block"))
+				check_dims(cko_jget(o, "block"), file, cko_field(fb, "block"), 0);
+			if (cko_jget(o, "smem"))
+				check_dims(cko_jget(o, "smem"), file, cko_field(fb, "smem"), 1);
+		}
+	}
+	const cJSON *tun = cko_jget(l, "tunables");
+	if (tun) {
+		if (!cJSON_IsObject(tun))
+			cko_jfail(file, "tunables", "expected an object of name -> [values]");
+		for (const cJSON *t = tun->child; t; t = t->next) {
+			const char *f = cko_field("tunables", t->string);
+			if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) < 1 || cJSON_GetArraySize(t) > 256)
+				cko_jfail(file, f, "expected an array of 1 to 256 values");
+			for (const cJSON *v = t->child; v; v = v->next)
+				if (!define_text(v, val, sizeof val) || !cko_define_ok(t->string, val, err, sizeof err))
+					cko_jfail(file, f, "%s", define_text(v, val, sizeof val) ? err : "bad value");
+		}
+	}
+	const cJSON *con = cko_jget(l, "constraints");
+	if (con) {
+		if (!cJSON_IsArray(con))
+			cko_jfail(file, "constraints", "expected an array of expressions");
+		int i = 0;
+		for (const cJSON *c = con->child; c; c = c->next, i++)
+			if (!cJSON_IsString(c) || cko_expr_check(c->valuestring, err, sizeof err))
+				cko_jfail(file, cko_field_i("constraints", i), "%s",
+					  cJSON_IsString(c) ? err : "expected an expression string");
+	}
+}
+
+void cko_launch_defines_env(const cJSON *l, cko_env *env)
+{
+	for (const cJSON *d = cko_jget(l, "defines") ? cko_jget(l, "defines")->child : NULL; d; d = d->next)
+		if (cJSON_IsNumber(d) && d->valuedouble == floor(d->valuedouble))
+			cko_env_set(env, d->string, (int64_t)d->valuedouble);
+}
+
+static int eval_dims(const cJSON *v, const cko_env *env, int64_t *out, int n, const char *what, char *err,
+		     size_t errlen)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = 1;
+	const cJSON *e = cJSON_IsArray(v) ? v->child : v;
+	for (int i = 0; e && i < n; i++, e = cJSON_IsArray(v) ? e->next : NULL) {
+		char m[256];
+		if (cko_expr_json(e, env, &out[i], m, sizeof m)) {
+			snprintf(err, errlen, "%s[%d]: %s", what, i, m);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cko_launch_eval(const cJSON *l, const char *case_name, int hidden, const cko_env *env, cko_launch *out,
+		    char *err, size_t errlen)
+{
+	const cJSON *ov = hidden ? NULL : cko_jget(cko_jget(l, "overrides"), case_name);
+	const cJSON *grid = cko_jget(ov, "grid") ? cko_jget(ov, "grid") : cko_jget(l, "grid");
+	const cJSON *block = cko_jget(ov, "block") ? cko_jget(ov, "block") : cko_jget(l, "block");
+	const cJSON *smem = cko_jget(ov, "smem") ? cko_jget(ov, "smem") : cko_jget(l, "smem");
+	if (!grid || !block) {
+		snprintf(err, errlen, "launch rule lacks grid or block");
+		return -1;
+	}
+	if (eval_dims(grid, env, out->grid, 3, "grid", err, errlen) ||
+	    eval_dims(block, env, out->block, 3, "block", err, errlen))
+		return -1;
+	out->smem = 0;
+	if (smem && eval_dims(smem, env, &out->smem, 1, "smem", err, errlen))
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		if (out->grid[i] < 1 || out->grid[i] > INT32_MAX) {
+			snprintf(err, errlen, "grid[%d] is %lld for case %s", i, (long long)out->grid[i], case_name);
+			return -1;
+		}
+		if (out->block[i] < 1 || out->block[i] > 1024) {
+			snprintf(err, errlen, "block[%d] is %lld for case %s (1..1024)", i, (long long)out->block[i],
+				 case_name);
+			return -1;
+		}
+	}
+	if (out->smem < 0 || out->smem > (1 << 30)) {
+		snprintf(err, errlen, "smem is %lld for case %s", (long long)out->smem, case_name);
+		return -1;
+	}
+	return 0;
+}
