@@ -30,6 +30,11 @@ _Noreturn void cko_die(int status, const char *fmt, ...) __attribute__((format(p
 void cko_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress on stderr unless CKO_QUIET is set in the environment. */
 void cko_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Runs fn(arg); if it calls cko_die, returns that status (>0) with the
+ * message in err instead of exiting. For validating untrusted input with
+ * the same code that checks trusted files. Memory allocated by fn before
+ * the failure is leaked: keep it for small, bounded work. */
+int cko_try(void (*fn)(void *), void *arg, char *err, size_t errlen);
 /* Called by cko_die before exiting (e.g. to write a partial result). */
 void cko_atexit_die(void (*fn)(int status));
 

@@ -79,7 +79,11 @@ int cko_npy_parse(const void *img, size_t len, cko_tensor *t, char *err, size_t 
 		snprintf(err, errlen, "unsupported .npy version %d", major);
 		return -1;
 	}
-	if (hlen > len - hstart || hlen > 1 << 20) {
+	if (hlen > 1 << 20) {
+		snprintf(err, errlen, "header of %zu bytes is longer than 1 MiB", hlen);
+		return -1;
+	}
+	if (hlen > len - hstart) {
 		snprintf(err, errlen, "truncated header");
 		return -1;
 	}
@@ -143,6 +147,11 @@ int cko_npy_parse(const void *img, size_t len, cko_tensor *t, char *err, size_t 
 			break;
 		}
 	}
+	/* Only NumPy's padding may follow the dictionary. */
+	while (s.p < s.end && (*s.p == ' ' || *s.p == '\t' || *s.p == '\r' || *s.p == '\n'))
+		s.p++;
+	if (s.p < s.end)
+		goto bad;
 	if (!have_descr || !have_order || !have_shape) {
 		snprintf(err, errlen, "header lacks %s", !have_descr ? "descr" : !have_order ? "fortran_order" : "shape");
 		return -1;
@@ -167,7 +176,9 @@ int cko_npy_parse(const void *img, size_t len, cko_tensor *t, char *err, size_t 
 	memcpy(t->data, b + data_off, need);
 	return 0;
 bad:
-	snprintf(err, errlen, "malformed header near '%.20s'", s.p < s.end ? s.p : "");
+	/* The header is not NUL-terminated: print at most what is left of it. */
+	snprintf(err, errlen, "malformed header near '%.*s'", s.end - s.p < 20 ? (int)(s.end - s.p) : 20,
+		 s.p < s.end ? s.p : "");
 	return -1;
 toobig:
 	snprintf(err, errlen, "shape too large");

@@ -1,0 +1,282 @@
+/* cko-bench: times requests with CUDA events. Per request: warm-up
+ * launches, then timed launches, each preceded (outside the timed interval)
+ * by poisoning the outputs, restoring inout buffers and flushing the L2 by
+ * writing a buffer twice its size. Launches rotate among the request's
+ * input sets; with --check, the outputs of each set's last timed launch are
+ * compared with its expected outputs, and inputs must be unchanged. */
+#include "cko.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: cko-bench [-w warmup] [-n iterations] [--no-flush] [--check] [-t seconds] [-o bench.json]\n"
+		"                 request.json...\n");
+	exit(status);
+}
+
+static const char *json_out = "-";
+
+static int on_watchdog(void *arg)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "tool", "cko-bench");
+	cJSON_AddStringToObject(o, "status", "timeout");
+	cJSON_AddStringToObject(o, "message", "cko-bench did not finish in time and was killed by its watchdog");
+	cko_json_write(json_out, o);
+	cko_warn("killed by the watchdog");
+	return CKO_VERDICT;
+}
+
+typedef struct {
+	int warmup, iters, flush, check;
+	double timeout;
+	CUstream st;
+	CUdeviceptr flushbuf;
+	size_t flushbytes;
+	int lost; /* a fault or timeout: the context is unusable */
+} bench;
+
+static void fail(cJSON *c, const char *status, const char *error, const char *msg)
+{
+	cJSON_ReplaceItemInObject(c, "status", cJSON_CreateString(status));
+	if (error)
+		cJSON_AddStringToObject(c, "error", error);
+	if (msg)
+		cJSON_AddStringToObject(c, "message", msg);
+}
+
+/* Checks each set's outputs (the last timed launch's) against expected. */
+static int check_outputs(cko_exec *x, const cko_request *rq, cJSON *c)
+{
+	cJSON *chk = cJSON_AddArrayToObject(c, "check_sets");
+	int all = 1;
+	for (int s = 0; s < x->nsets; s++) {
+		cJSON *sj = cJSON_CreateObject();
+		cJSON_AddItemToArray(chk, sj);
+		cJSON_AddNumberToObject(sj, "set", s);
+		char msg[512];
+		if (cko_exec_check_guards(x, s, msg, sizeof msg) || cko_exec_check_inputs(x, s, msg, sizeof msg)) {
+			cJSON_AddStringToObject(sj, "status", "fail");
+			cJSON_AddStringToObject(sj, "message", msg);
+			all = 0;
+			continue;
+		}
+		if (!rq->sets[s].expected)
+			cko_die(CKO_BADINPUT, "%s: --check needs sets[%d].expected", rq->file, s);
+		int ok = 1;
+		cJSON *tensors = cJSON_AddObjectToObject(sj, "tensors");
+		for (int i = 0; i < rq->nparams; i++) {
+			const cko_rparam *q = &rq->params[i];
+			if (!q->p.is_buffer || q->p.role == CKO_IN)
+				continue;
+			char *path = xasprintf("%s/%s.npy", rq->sets[s].expected, q->p.name);
+			cko_tensor ex, ac;
+			cko_npy_read(path, &ex);
+			cko_exec_read(x, s, i, &ac);
+			cko_cmp r;
+			cko_compare(&ex, &ac, &q->tol, 3, &r);
+			if (r.problem[0])
+				cko_die(CKO_BADINPUT, "%s: %s", path, r.problem);
+			ok &= r.ok;
+			cJSON_AddItemToObject(tensors, q->p.name, cko_cmp_json(&r, &ac, &q->tol));
+			cko_tensor_free(&ex);
+			cko_tensor_free(&ac);
+			free(path);
+		}
+		cJSON_AddStringToObject(sj, "status", ok ? "pass" : "fail");
+		all &= ok;
+	}
+	return all;
+}
+
+static void bench_request(bench *B, const char *path, cJSON *c)
+{
+	cko_request rq;
+	cko_request_load(path, &rq);
+	cJSON_AddStringToObject(c, "case", rq.case_name);
+	cko_exec x;
+	char err[512];
+	if (cko_exec_open(&x, &rq, rq.nsets, err, sizeof err)) {
+		fail(c, "launch_error", NULL, err);
+		goto out;
+	}
+	cJSON_AddNumberToObject(c, "sets", x.nsets);
+	int total = B->warmup + B->iters;
+	CUevent *ev = xcalloc((size_t)B->iters * 2, sizeof *ev);
+	for (int i = 0; i < B->iters * 2; i++)
+		CU_CHECK(cuEventCreate(&ev[i], CU_EVENT_DEFAULT));
+	CUevent done;
+	CU_CHECK(cuEventCreate(&done, CU_EVENT_DEFAULT));
+	/* Enqueue everything first, so the GPU runs start event, kernel and stop
+	 * event back to back; the flush before each gives the host time to queue. */
+	CUresult r = CUDA_SUCCESS;
+	for (int i = 0; i < total && r == CUDA_SUCCESS; i++) {
+		int s = i % x.nsets, t = i - B->warmup;
+		cko_exec_reset(&x, s, CKO_POISON_A, B->st);
+		if (B->flush)
+			CU_CHECK(cuMemsetD8Async(B->flushbuf, (unsigned char)i, B->flushbytes, B->st));
+		if (t >= 0)
+			CU_CHECK(cuEventRecord(ev[2 * t], B->st));
+		r = cko_exec_launch(&x, s, B->st);
+		if (t >= 0 && r == CUDA_SUCCESS)
+			CU_CHECK(cuEventRecord(ev[2 * t + 1], B->st));
+	}
+	if (r != CUDA_SUCCESS) {
+		fail(c, cko_cu_is_fault(r) ? "fault" : "launch_error", cko_cu_name(r), "cuLaunchKernel failed");
+		B->lost = cko_cu_is_fault(r);
+		goto done;
+	}
+	CU_CHECK(cuEventRecord(done, B->st));
+	r = cko_wait_event(done, B->timeout * total);
+	if (r != CUDA_SUCCESS) {
+		char m[128];
+		snprintf(m, sizeof m, "%s while timing", r == CKO_CU_TIMEOUT ? "did not finish" : "faulted");
+		fail(c, r == CKO_CU_TIMEOUT ? "timeout" : "fault", cko_cu_name(r), m);
+		B->lost = 1;
+		goto done;
+	}
+	double *ms = xmalloc((size_t)B->iters * sizeof *ms);
+	for (int t = 0; t < B->iters; t++) {
+		float f;
+		CU_CHECK(cuEventElapsedTime(&f, ev[2 * t], ev[2 * t + 1]));
+		ms[t] = f;
+	}
+	cko_stats st;
+	cko_stats_compute(ms, B->iters, &st);
+	cJSON *sj = cko_stats_json(&st, "_ms");
+	for (cJSON *k = sj->child; k; k = k->next)
+		cJSON_AddItemToObject(c, k->string, cJSON_Duplicate(k, 1));
+	cJSON_Delete(sj);
+	cJSON_AddItemToObject(c, "samples_ms", cJSON_CreateDoubleArray(ms, B->iters));
+	free(ms);
+	if (B->check) {
+		int ok = check_outputs(&x, &rq, c);
+		cJSON_AddStringToObject(c, "check", ok ? "pass" : "fail");
+		if (!ok)
+			fail(c, "check_failed", NULL, "the outputs of the timed launches differ from the expected ones");
+	} else {
+		cJSON_AddStringToObject(c, "check", "skipped");
+	}
+done:
+	for (int i = 0; i < B->iters * 2 && !B->lost; i++)
+		cuEventDestroy(ev[i]);
+	free(ev);
+out:
+	if (!B->lost)
+		cko_exec_close(&x);
+	cko_request_free(&rq);
+}
+
+/* Adds TFLOP/s and GB/s from the request's counts. */
+static void add_rates(const char *path, cJSON *c)
+{
+	cJSON *rq = cko_json_load(path);
+	const cJSON *med = cko_jget(c, "median_ms");
+	double fl = cko_jnum_opt(rq, "flops", 0), by = cko_jnum_opt(rq, "bytes", 0);
+	if (cJSON_IsNumber(med) && med->valuedouble > 0) {
+		double s = med->valuedouble * 1e-3;
+		if (fl > 0)
+			cJSON_AddNumberToObject(c, "tflops", fl / s * 1e-12);
+		if (by > 0)
+			cJSON_AddNumberToObject(c, "gbps", by / s * 1e-9);
+	}
+	cJSON_Delete(rq);
+}
+
+int main(int argc, char **argv)
+{
+	cko_setprog(argv[0]);
+	static const struct option lo[] = {
+		{"warmup", required_argument, 0, 'w'}, {"iterations", required_argument, 0, 'n'},
+		{"no-flush", no_argument, 0, 'F'},     {"check", no_argument, 0, 'c'},
+		{"timeout", required_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
+		{"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+	};
+	bench B = {.warmup = 10, .iters = 100, .flush = 1, .timeout = 10};
+	int c;
+	char *end;
+	while ((c = getopt_long(argc, argv, "w:n:t:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			B.warmup = (int)strtol(optarg, &end, 10);
+			if (*end || B.warmup < 0 || B.warmup > 100000)
+				cko_die(CKO_BADINPUT, "-w %s: expected a count >= 0", optarg);
+			break;
+		case 'n':
+			B.iters = (int)strtol(optarg, &end, 10);
+			if (*end || B.iters < 1 || B.iters > 100000)
+				cko_die(CKO_BADINPUT, "-n %s: expected a count >= 1", optarg);
+			break;
+		case 'F': B.flush = 0; break;
+		case 'c': B.check = 1; break;
+		case 't':
+			B.timeout = strtod(optarg, &end);
+			if (*end || !(B.timeout > 0))
+				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
+			break;
+		case 'o': json_out = optarg; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind >= argc)
+		usage(2);
+	for (int i = optind; i < argc; i++) {
+		cko_request rq;
+		cko_request_load(argv[i], &rq);
+		cko_request_free(&rq);
+	}
+	int nreq = argc - optind;
+	cko_watchdog(B.timeout * (B.warmup + B.iters) * nreq + 60, on_watchdog, NULL);
+	cko_gpu g;
+	cko_gpu_open(&g);
+	CU_CHECK(cuStreamCreate(&B.st, CU_STREAM_NON_BLOCKING));
+	if (B.flush) {
+		size_t l2 = (size_t)cko_gpu_attr(&g, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+		B.flushbytes = 2 * l2 > ((size_t)64 << 20) ? 2 * l2 : ((size_t)64 << 20);
+		CU_CHECK(cuMemAlloc(&B.flushbuf, B.flushbytes));
+	}
+	cJSON *out = cJSON_CreateObject();
+	cJSON_AddStringToObject(out, "tool", "cko-bench");
+	cJSON_AddStringToObject(out, "status", "ok");
+	cJSON_AddStringToObject(out, "device", g.name);
+	cJSON_AddNumberToObject(out, "warmup", B.warmup);
+	cJSON_AddNumberToObject(out, "iterations", B.iters);
+	cJSON_AddBoolToObject(out, "flush", B.flush);
+	cJSON_AddNumberToObject(out, "flush_bytes", (double)B.flushbytes);
+	cJSON *cases = cJSON_AddArrayToObject(out, "cases");
+	const char *overall = "ok";
+	for (int i = optind; i < argc; i++) {
+		cJSON *cj = cJSON_CreateObject();
+		cJSON_AddItemToArray(cases, cj);
+		cJSON_AddStringToObject(cj, "request", argv[i]);
+		cJSON_AddStringToObject(cj, "status", "ok");
+		if (B.lost) {
+			fail(cj, "skipped", NULL, "not run: an earlier case faulted or timed out");
+			continue;
+		}
+		cko_info("timing %s", argv[i]);
+		bench_request(&B, argv[i], cj);
+		add_rates(argv[i], cj);
+		const char *st = cJSON_GetObjectItem(cj, "status")->valuestring;
+		if (strcmp(st, "ok")) {
+			if (!strcmp(overall, "ok"))
+				overall = st;
+			const cJSON *m = cJSON_GetObjectItem(cj, "message");
+			cko_warn("%s: %s%s%s", argv[i], st, m ? ": " : "", m ? m->valuestring : "");
+		}
+	}
+	cJSON_ReplaceItemInObject(out, "status", cJSON_CreateString(overall));
+	cko_json_write(json_out, out);
+	fflush(NULL);
+	if (B.lost)
+		_exit(CKO_VERDICT);
+	cJSON_Delete(out);
+	return strcmp(overall, "ok") ? CKO_VERDICT : CKO_OK;
+}

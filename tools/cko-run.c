@@ -1,0 +1,304 @@
+/* cko-run: launches requests and writes their outputs as .npy files.
+ * Each set is launched twice, with outputs poisoned by two different byte
+ * patterns; the two results must agree bit for bit, which proves every
+ * output element was written and nothing stale or uninitialised was read.
+ * Guards around every buffer catch out-of-bounds writes; inputs are
+ * checked unchanged. A fault or a hang is a verdict (exit 1), never a hang. */
+#include "cko.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: cko-run [-o run.json] [-t seconds] [--no-double] [--sets n] [--no-write] request.json...\n");
+	exit(status);
+}
+
+static const char *json_out = "-";
+static double timeout_s = 10;
+static cJSON *result; /* run.json, kept current so a timeout can write it */
+
+static void set_status(cJSON *o, const char *status)
+{
+	cJSON_ReplaceItemInObject(o, "status", cJSON_CreateString(status));
+}
+
+static void write_result(void) { cko_json_write(json_out, result); }
+
+/* The watchdog's last resort, in the parent after killing a stuck worker. */
+static int on_watchdog(void *arg)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "tool", "cko-run");
+	cJSON_AddStringToObject(o, "status", "timeout");
+	cJSON_AddStringToObject(o, "message", "cko-run did not finish in time and was killed by its watchdog");
+	cko_json_write(json_out, o);
+	cko_warn("killed by the watchdog");
+	return CKO_VERDICT;
+}
+
+/* Compares the two runs' outputs; returns "ok", "unwritten" or
+ * "nondeterministic" and describes the first differences in o. */
+static const char *compare_runs(const cko_rparam *q, const cko_tensor *a, const cko_tensor *b, cJSON *o)
+{
+	size_t es = cko_dtype_size(q->p.dtype), unwritten = 0, differ = 0, first_u = 0, first_d = 0;
+	const unsigned char *pa = a->data, *pb = b->data;
+	for (size_t i = 0; i < a->count; i++) {
+		const unsigned char *x = pa + i * es, *y = pb + i * es;
+		if (!memcmp(x, y, es))
+			continue;
+		int pois_a = 1, pois_b = 1;
+		for (size_t k = 0; k < es; k++) {
+			pois_a &= x[k] == CKO_POISON_A;
+			pois_b &= y[k] == CKO_POISON_B;
+		}
+		if (pois_a && pois_b) {
+			if (!unwritten++)
+				first_u = i;
+		} else if (!differ++) {
+			first_d = i;
+		}
+	}
+	if (!unwritten && !differ)
+		return "ok";
+	cJSON *t = cJSON_AddObjectToObject(o, q->p.name);
+	cJSON_AddNumberToObject(t, "count", (double)a->count);
+	cJSON_AddNumberToObject(t, "unwritten", (double)unwritten);
+	cJSON_AddNumberToObject(t, "differing", (double)differ);
+	if (unwritten)
+		cJSON_AddNumberToObject(t, "first_unwritten", (double)first_u);
+	if (differ)
+		cJSON_AddNumberToObject(t, "first_differing", (double)first_d);
+	return unwritten ? "unwritten" : "nondeterministic";
+}
+
+typedef struct {
+	int fault;        /* the context is gone */
+	int timed_out;
+	CUstream st;
+	CUevent e0, e1;
+} runner;
+
+/* One launch of set s with poison byte; 0 ok, else fills status/message. */
+static int launch_once(runner *R, cko_exec *x, int s, int poison, cJSON *c, double *ms)
+{
+	cko_exec_reset(x, s, poison, R->st);
+	CU_CHECK(cuEventRecord(R->e0, R->st));
+	CUresult r = cko_exec_launch(x, s, R->st);
+	if (r != CUDA_SUCCESS) {
+		set_status(c, cko_cu_is_fault(r) ? "fault" : "launch_error");
+		cJSON_AddStringToObject(c, "error", cko_cu_name(r));
+		cJSON_AddStringToObject(c, "message", "cuLaunchKernel refused the launch configuration");
+		R->fault = cko_cu_is_fault(r);
+		return 1;
+	}
+	CU_CHECK(cuEventRecord(R->e1, R->st));
+	r = cko_wait_event(R->e1, timeout_s);
+	if (r == CKO_CU_TIMEOUT) {
+		set_status(c, "timeout");
+		cJSON_AddStringToObject(c, "error", "timeout");
+		char m[128];
+		snprintf(m, sizeof m, "the kernel did not finish within %g s", timeout_s);
+		cJSON_AddStringToObject(c, "message", m);
+		R->timed_out = 1;
+		return 1;
+	}
+	if (r != CUDA_SUCCESS) {
+		set_status(c, cko_cu_is_fault(r) ? "fault" : "launch_error");
+		cJSON_AddStringToObject(c, "error", cko_cu_name(r));
+		const char *d = NULL;
+		cuGetErrorString(r, &d);
+		cJSON_AddStringToObject(c, "message", d ? d : "");
+		R->fault = 1;
+		return 1;
+	}
+	float f = 0;
+	CU_CHECK(cuEventElapsedTime(&f, R->e0, R->e1));
+	*ms = f;
+	return 0;
+}
+
+/* Checks guards and inputs after a launch; 0 ok. */
+static int check_after(cko_exec *x, int s, cJSON *c)
+{
+	char msg[512];
+	if (cko_exec_check_guards(x, s, msg, sizeof msg)) {
+		set_status(c, "guard_overwrite");
+		cJSON_AddStringToObject(c, "message", msg);
+		return 1;
+	}
+	if (cko_exec_check_inputs(x, s, msg, sizeof msg)) {
+		set_status(c, "input_modified");
+		cJSON_AddStringToObject(c, "message", msg);
+		return 1;
+	}
+	return 0;
+}
+
+static void run_request(runner *R, const char *path, cJSON *c, int nsets, int twice, int write)
+{
+	cko_request rq;
+	cko_request_load(path, &rq);
+	cJSON_AddStringToObject(c, "case", rq.case_name);
+	cko_exec x;
+	char err[512];
+	if (cko_exec_open(&x, &rq, nsets, err, sizeof err)) {
+		set_status(c, "launch_error");
+		cJSON_AddStringToObject(c, "message", err);
+		cko_exec_close(&x);
+		cko_request_free(&rq);
+		return;
+	}
+	cJSON *sets = cJSON_AddArrayToObject(c, "sets");
+	for (int s = 0; s < x.nsets; s++) {
+		cJSON *sj = cJSON_CreateObject();
+		cJSON_AddItemToArray(sets, sj);
+		cJSON_AddNumberToObject(sj, "set", s);
+		double ms = 0, ms2 = 0;
+		if (launch_once(R, &x, s, CKO_POISON_A, c, &ms) || check_after(&x, s, c))
+			break;
+		cJSON_AddNumberToObject(sj, "time_ms", ms);
+		cko_tensor *first = xcalloc((size_t)x.np, sizeof *first);
+		for (int i = 0; i < x.np; i++)
+			if (rq.params[i].p.is_buffer && rq.params[i].p.role != CKO_IN)
+				cko_exec_read(&x, s, i, &first[i]);
+		int bad = 0;
+		if (twice) {
+			if (launch_once(R, &x, s, CKO_POISON_B, c, &ms2) || check_after(&x, s, c)) {
+				bad = 1;
+			} else {
+				cJSON *diff = cJSON_CreateObject();
+				const char *verdict = "ok";
+				for (int i = 0; i < x.np && !bad; i++) {
+					if (!rq.params[i].p.is_buffer || rq.params[i].p.role == CKO_IN)
+						continue;
+					cko_tensor second;
+					cko_exec_read(&x, s, i, &second);
+					const char *v = compare_runs(&rq.params[i], &first[i], &second, diff);
+					if (strcmp(v, "ok") && !strcmp(verdict, "ok"))
+						verdict = v;
+					cko_tensor_free(&second);
+				}
+				if (strcmp(verdict, "ok")) {
+					set_status(c, verdict);
+					cJSON_AddStringToObject(c, "message",
+								!strcmp(verdict, "unwritten")
+									? "some output elements were never written"
+									: "two launches on the same inputs gave different bits "
+									  "(stale or uninitialised reads, a race, or order-dependent atomics)");
+					cJSON_AddItemToObject(c, "detail", diff);
+					bad = 1;
+				} else {
+					cJSON_Delete(diff);
+				}
+			}
+		}
+		if (write && rq.out) {
+			for (int i = 0; i < x.np; i++) {
+				if (!first[i].data)
+					continue;
+				char *p = cko_request_out_path(&rq, s, rq.params[i].p.name);
+				cko_npy_write(p, &first[i]);
+				free(p);
+			}
+		}
+		for (int i = 0; i < x.np; i++)
+			cko_tensor_free(&first[i]);
+		free(first);
+		if (bad || R->fault || R->timed_out)
+			break;
+	}
+	cko_exec_close(&x);
+	cko_request_free(&rq);
+}
+
+int main(int argc, char **argv)
+{
+	cko_setprog(argv[0]);
+	static const struct option lo[] = {
+		{"output", required_argument, 0, 'o'}, {"timeout", required_argument, 0, 't'},
+		{"no-double", no_argument, 0, '1'},    {"sets", required_argument, 0, 'S'},
+		{"no-write", no_argument, 0, 'W'},     {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	int twice = 1, nsets = 16, write = 1, c;
+	while ((c = getopt_long(argc, argv, "o:t:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': json_out = optarg; break;
+		case 't':
+			timeout_s = atof(optarg);
+			if (timeout_s <= 0)
+				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
+			break;
+		case '1': twice = 0; break;
+		case 'S':
+			nsets = atoi(optarg);
+			if (nsets < 1)
+				cko_die(CKO_BADINPUT, "--sets %s: expected a count >= 1", optarg);
+			break;
+		case 'W': write = 0; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind >= argc)
+		usage(2);
+	/* Validate every request before touching the GPU: bad input is exit 2. */
+	for (int i = optind; i < argc; i++) {
+		cko_request rq;
+		cko_request_load(argv[i], &rq);
+		cko_request_free(&rq);
+	}
+	int nreq = argc - optind;
+	cko_watchdog(timeout_s * (4.0 * nreq * (twice ? 2 : 1)) + 60, on_watchdog, NULL);
+	double t0 = cko_now();
+	cko_gpu g;
+	cko_gpu_open(&g);
+	result = cJSON_CreateObject();
+	cJSON_AddStringToObject(result, "tool", "cko-run");
+	cJSON_AddStringToObject(result, "status", "ok");
+	cJSON_AddStringToObject(result, "device", g.name);
+	cJSON_AddBoolToObject(result, "double", twice);
+	cJSON *cases = cJSON_AddArrayToObject(result, "cases");
+	runner R = {0};
+	CU_CHECK(cuStreamCreate(&R.st, CU_STREAM_NON_BLOCKING));
+	CU_CHECK(cuEventCreate(&R.e0, CU_EVENT_DEFAULT));
+	CU_CHECK(cuEventCreate(&R.e1, CU_EVENT_DEFAULT));
+	const char *overall = "ok";
+	for (int i = optind; i < argc; i++) {
+		cJSON *cj = cJSON_CreateObject();
+		cJSON_AddItemToArray(cases, cj);
+		cJSON_AddStringToObject(cj, "request", argv[i]);
+		cJSON_AddStringToObject(cj, "status", "ok");
+		if (R.fault || R.timed_out) {
+			cko_request rq;
+			cko_request_load(argv[i], &rq);
+			cJSON_AddStringToObject(cj, "case", rq.case_name);
+			cko_request_free(&rq);
+			set_status(cj, "skipped");
+			cJSON_AddStringToObject(cj, "message", "not run: an earlier case faulted or timed out");
+			continue;
+		}
+		cko_info("running %s", argv[i]);
+		run_request(&R, argv[i], cj, nsets, twice, write);
+		const char *st = cJSON_GetObjectItem(cj, "status")->valuestring;
+		if (strcmp(st, "ok") && !strcmp(overall, "ok"))
+			overall = st;
+		if (strcmp(st, "ok"))
+			cko_warn("%s: %s%s%s", argv[i], st, cJSON_GetObjectItem(cj, "message") ? ": " : "",
+				 cJSON_GetObjectItem(cj, "message") ? cJSON_GetObjectItem(cj, "message")->valuestring : "");
+	}
+	set_status(result, overall);
+	cJSON_AddNumberToObject(result, "seconds", cko_now() - t0);
+	write_result();
+	fflush(NULL);
+	if (R.timed_out || R.fault)
+		_exit(CKO_VERDICT); /* the context is gone or still busy: no orderly teardown */
+	cuStreamDestroy(R.st);
+	cJSON_Delete(result);
+	return strcmp(overall, "ok") ? CKO_VERDICT : CKO_OK;
+}
