@@ -234,6 +234,7 @@ int main(int argc, char **argv)
 	}
 	int nreq = argc - optind;
 	cko_watchdog(B.timeout * (B.warmup + B.iters) * nreq + 60, on_watchdog, NULL);
+	double t0 = cko_now();
 	cko_gpu g;
 	cko_gpu_open(&g);
 	CU_CHECK(cuStreamCreate(&B.st, CU_STREAM_NON_BLOCKING));
@@ -273,6 +274,7 @@ int main(int argc, char **argv)
 		}
 	}
 	cJSON_ReplaceItemInObject(out, "status", cJSON_CreateString(overall));
+	cJSON_AddNumberToObject(out, "seconds", cko_now() - t0);
 	cko_json_write(json_out, out);
 	fflush(NULL);
 	if (B.lost)

@@ -173,6 +173,7 @@ int main(int argc, char **argv)
 	cJSON *out = cJSON_CreateObject();
 	cJSON_AddStringToObject(out, "tool", "cko-compare");
 	cJSON *status = cJSON_AddStringToObject(out, "status", "pass");
+	double t0 = cko_now();
 	int ok;
 	if (requests) {
 		if (optind >= argc)
@@ -193,6 +194,7 @@ int main(int argc, char **argv)
 	}
 	if (!ok)
 		cJSON_SetValuestring(status, "fail");
+	cJSON_AddNumberToObject(out, "seconds", cko_now() - t0);
 	cko_json_write(out_path, out);
 	cJSON_Delete(out);
 	return ok ? CKO_OK : CKO_VERDICT;

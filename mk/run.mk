@@ -1,0 +1,194 @@
+# mk/run.mk: the rules of a run, included by results/run-NNN/run.mk (made by
+# cko-init), which sets the variables below. Run it in the run folder:
+#     make -f run.mk ITER=7      # iterations 1..7 after the initial kernel
+# Every step is a file target: an interrupted run resumes where it stopped,
+# ITER=9 afterwards runs two more, `make -n` shows the plan. A negative
+# verdict (exit 1) is recorded and the run goes on; exit 2 (bad input) and
+# 3 (environment) stop make. GPU steps take a GPU from the pool through
+# cko-lock, so `make -j` runs compiles and proposals in parallel while
+# timings never share a GPU.
+
+ifneq ($(abspath $(dir $(firstword $(MAKEFILE_LIST)))),$(CURDIR))
+$(error run.mk runs in its own folder: make -C $(dir $(firstword $(MAKEFILE_LIST))) -f run.mk)
+endif
+
+SHELL       := /bin/sh
+.SUFFIXES:
+.DELETE_ON_ERROR:
+MAKEFLAGS   += --no-builtin-rules
+
+# Defaults for what run.mk may leave out.
+ITER        ?= 7
+CANDIDATES  ?= 1
+PROPOSER    ?= tune
+STRATEGY    ?= auto
+SEED        ?= 1
+HIDDEN_SEED ?= 1
+TIMEOUT     ?= 10
+WARMUP      ?= 10
+TIMED       ?= 100
+USE_NSIGHT  ?= 0
+SANITIZE    ?= 0
+GPUS        ?= 1
+LOCK_DIR    ?=
+LAUNCHER    ?=
+SPACE       ?=
+SIGNATURE   ?= workload/signature.json
+CASES       ?= workload/cases.json
+REFERENCE   ?= workload/reference.cu
+REFERENCE_LAUNCH ?= workload/reference-launch.json
+INITIAL     ?= workload/initial.cu
+INITIAL_LAUNCH ?= workload/launch.json
+
+ifneq ($(CKO_BIN),)
+export PATH := $(CKO_BIN):$(PATH)
+endif
+export CKO_SHARE
+# Progress lines from the tools only with V=1; warnings always show.
+ifneq ($(V),1)
+export CKO_QUIET := 1
+endif
+
+# A GPU step: one GPU of the pool, held for the whole command.
+GPU = cko-lock -n $(GPUS) $(if $(LOCK_DIR),-d $(LOCK_DIR)) $(if $(LAUNCHER),--launcher '$(LAUNCHER)') --
+# A negative verdict (exit 1) is recorded in the target; make goes on.
+VERDICT = || [ $$? -eq 1 ]
+# $(call skip,REASON): writes a "skipped" record as the target.
+skip = jq -n --arg r "$(1)" '{tool: "make", status: "skipped", reason: $$r}' >$@.tmp && mv $@.tmp $@
+# $(call okay,FILE): the file's status is ok (or pass).
+okay = case "$$(jq -r .status $(1))" in ok|pass) true ;; *) false ;; esac
+# Request files of a candidate: all, or the performance cases only.
+REQUESTS = $$(jq -r '.requests[]' $(1)/requests/index.json | sed 's|^|$(1)/requests/|')
+PERF_CASES = $$(jq -r '.[] | select(.kind == "performance") | .name' cases/index.json)
+PERF_REQUESTS = $$(for c in $(PERF_CASES); do printf '%s ' $(1)/requests/$$c.json; done)
+
+pad = $(shell printf %03d $(1))
+ITER_NUMS := $(shell seq 1 $(ITER))
+CAND_NUMS := $(shell seq 0 $$(( $(CANDIDATES) - 1 )))
+results_of = $(if $(filter 000,$(1)),iter-000/c0/result.json,$(foreach j,$(CAND_NUMS),iter-$(1)/c$(j)/result.json))
+ALL_RESULTS := $(call results_of,000) $(foreach i,$(ITER_NUMS),$(call results_of,$(call pad,$(i))))
+LAST := $(call pad,$(ITER))
+
+HEATMAP := $(if $(shell command -v gnuplot 2>/dev/null),heatmap.png,)
+
+# No recipe, so `make -q` says whether the run is complete; `make show`
+# prints the summary again.
+all: summary.json $(HEATMAP)
+
+show:
+	@cko-rank --print summary.json
+	@[ -f best.cu ] && echo "best kernel: $(CURDIR)/best.cu (launch: best-launch.json, replay requests: replay/)" || true
+	@$(if $(HEATMAP),echo "heatmap: $(CURDIR)/heatmap.png",echo "heatmap: none (gnuplot is not installed)")
+
+# ---- the workload: GPU properties, inputs, expected outputs ----
+
+props.json:
+	$(GPU) cko-props --measure -o $@
+
+cases/index.json: $(SIGNATURE) $(CASES)
+	cko-gen --hidden-seed $(HIDDEN_SEED) -o cases $(SIGNATURE) $(CASES)
+
+reference/compile.json: $(REFERENCE) $(REFERENCE_LAUNCH) $(SIGNATURE) props.json
+	@mkdir -p reference
+	cko-compile --arch $$(jq -r .arch props.json) -s $(SIGNATURE) -l $(REFERENCE_LAUNCH) -o reference/kernel.cubin -j $@ $(REFERENCE)
+
+reference/requests/index.json: reference/compile.json cases/index.json
+	cko-request --reference -s $(SIGNATURE) -l $(REFERENCE_LAUNCH) -b reference/kernel.cubin -c cases -o reference/requests
+
+# The reference's outputs are the expected outputs; a reference that fails
+# its own checks (faults, unwritten elements, nondeterminism) stops the run.
+reference/run.json: reference/requests/index.json
+	$(GPU) cko-run -t $(TIMEOUT) -o $@ $(call REQUESTS,reference)
+	cko-gen --check-expected cases
+
+reference/bench.json: reference/run.json
+	$(GPU) cko-bench -w $(WARMUP) -n $(TIMED) -t $(TIMEOUT) -o $@ $(call PERF_REQUESTS,reference)
+
+# ---- one candidate: compile, run + compare every case, time, profile ----
+define candidate
+$(1)/compile.json: $(2) props.json $(SIGNATURE)
+	@if $$(call okay,$(1)/proposal.json); then \
+	  echo "cko-compile $(1)/kernel.cu"; \
+	  cko-compile --arch $$$$(jq -r .arch props.json) -s $(SIGNATURE) -l $(1)/launch.json -o $(1)/kernel.cubin -j $$@ $(1)/kernel.cu $$(VERDICT); \
+	else $$(call skip,proposal: $$$$(jq -r '.status + " " + (.reason // .note // "")' $(1)/proposal.json)); fi
+
+$(1)/requests/index.json: $(1)/compile.json cases/index.json reference/run.json
+	@if $$(call okay,$(1)/compile.json); then \
+	  cko-request -s $(SIGNATURE) -l $(1)/launch.json -b $(1)/kernel.cubin -c cases -o $(1)/requests $$(VERDICT); \
+	else mkdir -p $(1)/requests && $$(call skip,compile: $$$$(jq -r .status $(1)/compile.json)); fi
+
+$(1)/run.json: $(1)/requests/index.json
+	@if $$(call okay,$(1)/requests/index.json); then \
+	  echo "cko-run $(1)"; \
+	  $$(GPU) cko-run -t $(TIMEOUT) -o $$@ $$(call REQUESTS,$(1)) $$(VERDICT); \
+	else $$(call skip,launch rules: $$$$(jq -r .status $(1)/requests/index.json)); fi
+
+$(1)/compare.json: $(1)/run.json
+	@if $$(call okay,$(1)/run.json); then \
+	  cko-compare --requests -o $$@ $$(call REQUESTS,$(1)) $$(VERDICT); \
+	else $$(call skip,run: $$$$(jq -r .status $(1)/run.json)); fi
+
+$(1)/bench.json: $(1)/compare.json
+	@if $$(call okay,$(1)/compare.json); then \
+	  echo "cko-bench $(1)"; \
+	  $$(GPU) cko-bench --check -w $(WARMUP) -n $(TIMED) -t $(TIMEOUT) -o $$@ $$(call PERF_REQUESTS,$(1)) $$(VERDICT); \
+	else $$(call skip,compare: $$$$(jq -r .status $(1)/compare.json)); fi
+
+ifeq ($(USE_NSIGHT),1)
+# Exit 3 (no ncu, counters not permitted) leaves a note; the run goes on.
+$(1)/profile.json: $(1)/bench.json
+	@if $$(call okay,$(1)/bench.json); then \
+	  r=$$$$(jq -r '[.[] | select(.kind == "performance")][0].name' cases/index.json); \
+	  $$(GPU) cko-profile -o $$@ --summary $(1)/profile.txt --report $(1)/profile.ncu-rep $(1)/requests/$$$$r.json; \
+	  s=$$$$?; [ $$$$s -eq 0 ] || [ $$$$s -eq 1 ] || { [ $$$$s -eq 3 ] && $$(call skip,profiler unavailable); }; \
+	else $$(call skip,bench: $$$$(jq -r .status $(1)/bench.json)); fi
+$(1)/result.json: $(1)/profile.json
+endif
+
+$(1)/result.json: $(1)/bench.json reference/bench.json props.json
+	cko-rank --candidate $(1) --props props.json --reference reference/bench.json -o $$@
+endef
+
+# ---- iterations: 0 is the initial kernel, then proposals from the history ----
+iter-000/proposed.json: $(INITIAL) $(INITIAL_LAUNCH)
+	@mkdir -p iter-000/c0
+	cp $(INITIAL) iter-000/c0/kernel.cu
+	cp $(INITIAL_LAUNCH) iter-000/c0/launch.json
+	jq -n '{proposer: "initial", status: "ok", note: "the initial kernel", parent: null}' >iter-000/c0/proposal.json
+	jq -n '{tool: "make", iteration: 0, candidates: ["c0"]}' >$@.tmp && mv $@.tmp $@
+$(eval $(call candidate,iter-000/c0,iter-000/proposed.json))
+
+# Proposers. Each writes iter-N/cJ/{kernel.cu,launch.json,proposal.json}, then
+# iter-N/proposed.json last.
+PROPOSE_tune = cko-tune $(if $(SPACE),-s $(SPACE),--kernel $(INITIAL) -l $(INITIAL_LAUNCH)) -H $(1)/history.json \
+	-i $(2) -k $(CANDIDATES) --seed $(SEED) --strategy $(STRATEGY) -o $(1)
+PROPOSE_manual = cko-propose-manual -i $(2) -k $(CANDIDATES) -o $(1) $(PROPOSALS)
+
+define iteration
+iter-$(1)/history.json: $(call results_of,$(2))
+	@mkdir -p iter-$(1)
+	cko-rank --run . --upto $(2) -o $$@
+
+iter-$(1)/proposed.json: iter-$(1)/history.json
+	$(call PROPOSE_$(PROPOSER),iter-$(1),$(1))
+
+$(foreach j,$(CAND_NUMS),$(eval $(call candidate,iter-$(1)/c$(j),iter-$(1)/proposed.json)))
+endef
+$(foreach i,$(ITER_NUMS),$(eval $(call iteration,$(call pad,$(i)),$(call pad,$(shell echo $$(($(i) - 1)))))))
+
+ifeq ($(PROPOSER),llm)
+include $(CKO_SHARE)/mk/llm.mk
+endif
+
+# ---- finalize ----
+# best.cu, best-launch.json and replay/ come with them when a candidate is valid.
+summary.json history.json &: $(ALL_RESULTS)
+	cko-rank --run . --upto $(LAST) -o history.json --summary summary.json --best best.cu --replay replay
+	@cko-rank --print summary.json
+	@[ -f best.cu ] && echo "best kernel: $(CURDIR)/best.cu (launch: best-launch.json, replay requests: replay/)" || true
+
+heatmap.png: history.json
+	cko-heatmap -o heatmap history.json
+	@echo "heatmap: $(CURDIR)/heatmap.png"
+
+.PHONY: all show

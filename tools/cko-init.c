@@ -1,0 +1,425 @@
+/* cko-init: creates results/run-NNN/ (the next free number, taken with
+ * mkdir so concurrent inits never share one) with the workload's files,
+ * config.json and run.mk. Prints the run folder on stdout. */
+#include "cko.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: cko-init [--workload name | --from run-dir] [--description text|@file] [--signature file]\n"
+		"                [--reference file] [--reference-launch file] [--initial-kernel file] [--launch file]\n"
+		"                [--input-cases file] [--space file] [--config file] [--model name] [--max-iterations n]\n"
+		"                [--candidates k] [--strategy s] [--seed n] [--hidden-seed n] [--use-nsight]\n"
+		"                [--nvidia-research] [--sanitize] [--gpus n] [--timeout s] [--proposals dir]\n"
+		"                [--results dir]\n");
+	exit(status);
+}
+
+/* The folder holding mk/, prompts/ and workloads/: $CKO_SHARE, the
+ * installed share/cko beside bin/, or the source tree above bin/. */
+static char *share_dir(void)
+{
+	const char *e = getenv("CKO_SHARE");
+	if (e && *e)
+		return xstrdup(e);
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *bin = cko_dirname(exe), *top = cko_dirname(bin);
+		char *inst = xasprintf("%s/share/cko", top);
+		char *probe = xasprintf("%s/mk/run.mk", inst);
+		if (cko_exists(probe)) {
+			free(probe);
+			free(bin);
+			free(top);
+			return inst;
+		}
+		free(probe);
+		free(inst);
+		/* build/san/bin sits two levels deeper than bin */
+		for (int up = 0; up < 3; up++) {
+			probe = xasprintf("%s/mk/run.mk", top);
+			if (cko_exists(probe)) {
+				free(probe);
+				free(bin);
+				return top;
+			}
+			free(probe);
+			char *t = cko_dirname(top);
+			free(top);
+			top = t;
+		}
+		free(top);
+		free(bin);
+	}
+	cko_die(CKO_ENV, "cannot find cko's share folder (mk/run.mk); set CKO_SHARE");
+}
+
+static char *abs_path(const char *p)
+{
+	char buf[PATH_MAX];
+	if (realpath(p, buf))
+		return xstrdup(buf);
+	return xstrdup(p);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	size_t n;
+	char *s = cko_read_file(from, 64u << 20, &n);
+	cko_write_file(to, s, n);
+	free(s);
+}
+
+/* results/run-NNN: the next number after the highest present; mkdir is the
+ * lock, so a concurrent cko-init takes the number after. */
+static char *make_run_dir(const char *results)
+{
+	cko_mkdir_p(results);
+	int n, top = 0;
+	char **names = cko_list_dir(results, "", &n);
+	for (int i = 0; i < n; i++)
+		if (!strncmp(names[i], "run-", 4) && atoi(names[i] + 4) > top)
+			top = atoi(names[i] + 4);
+	cko_free_list(names, n);
+	for (int k = top + 1; k < top + 1000; k++) {
+		char *d = xasprintf("%s/run-%03d", results, k);
+		if (mkdir(d, 0755) == 0)
+			return d;
+		if (errno != EEXIST)
+			cko_die(CKO_ENV, "%s: %s", d, strerror(errno));
+		free(d);
+	}
+	cko_die(CKO_ENV, "%s: no free run number", results);
+}
+
+static uint64_t random_seed(void)
+{
+	uint64_t v = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, &v, sizeof v) != sizeof v)
+		v = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	if (fd >= 0)
+		close(fd);
+	return v % 1000000007u;
+}
+
+typedef struct {
+	const char *name, *opt; /* file in workload/, the option that supplies it */
+	char *src;
+} part;
+
+enum { SIG, CASES, REF, REFL, INIT, INITL, DESC, SPACE, NPARTS };
+
+/* Copies space.json and every variant source it names, keeping the layout. */
+static void copy_space(const char *space, const char *wdir)
+{
+	cJSON *s = cko_json_load(space);
+	char *sdir = cko_dirname(space);
+	const cJSON *vars = cko_jreq(s, "variants", space, "");
+	int i = 0;
+	for (const cJSON *v = cJSON_IsArray(vars) ? vars->child : NULL; v; v = v->next, i++) {
+		const char *src = cko_jstr(v, "source", space, cko_field_i("variants", i));
+		if (src[0] == '/' || strstr(src, ".."))
+			cko_jfail(space, cko_field(cko_field_i("variants", i), "source"), "must be a path inside the folder of space.json");
+		char *from = cko_path_join(sdir, src), *to = xasprintf("%s/%s", wdir, src);
+		copy_file(from, to);
+		free(from);
+		free(to);
+	}
+	char *to = xasprintf("%s/space.json", wdir);
+	copy_file(space, to);
+	free(to);
+	free(sdir);
+	cJSON_Delete(s);
+}
+
+int main(int argc, char **argv)
+{
+	cko_setprog(argv[0]);
+	enum { O_WORKLOAD = 256, O_FROM, O_DESC, O_SIG, O_REF, O_REFL, O_INIT, O_LAUNCH, O_CASES, O_SPACE, O_CONFIG,
+	       O_MODEL, O_ITERS, O_CANDS, O_STRAT, O_SEED, O_HSEED, O_NSIGHT, O_RESEARCH, O_SANITIZE, O_GPUS,
+	       O_TIMEOUT, O_PROPOSALS, O_RESULTS };
+	static const struct option lo[] = {
+		{"workload", required_argument, 0, O_WORKLOAD}, {"from", required_argument, 0, O_FROM},
+		{"description", required_argument, 0, O_DESC}, {"signature", required_argument, 0, O_SIG},
+		{"reference", required_argument, 0, O_REF}, {"reference-launch", required_argument, 0, O_REFL},
+		{"initial-kernel", required_argument, 0, O_INIT}, {"launch", required_argument, 0, O_LAUNCH},
+		{"input-cases", required_argument, 0, O_CASES}, {"space", required_argument, 0, O_SPACE},
+		{"config", required_argument, 0, O_CONFIG}, {"model", required_argument, 0, O_MODEL},
+		{"max-iterations", required_argument, 0, O_ITERS}, {"candidates", required_argument, 0, O_CANDS},
+		{"strategy", required_argument, 0, O_STRAT}, {"seed", required_argument, 0, O_SEED},
+		{"hidden-seed", required_argument, 0, O_HSEED}, {"use-nsight", no_argument, 0, O_NSIGHT},
+		{"nvidia-research", no_argument, 0, O_RESEARCH}, {"sanitize", no_argument, 0, O_SANITIZE},
+		{"gpus", required_argument, 0, O_GPUS}, {"timeout", required_argument, 0, O_TIMEOUT},
+		{"proposals", required_argument, 0, O_PROPOSALS}, {"results", required_argument, 0, O_RESULTS},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	part parts[NPARTS] = {
+		[SIG] = {"signature.json", "--signature", NULL}, [CASES] = {"cases.json", "--input-cases", NULL},
+		[REF] = {"reference.cu", "--reference", NULL}, [REFL] = {"reference-launch.json", "--reference-launch", NULL},
+		[INIT] = {"initial.cu", "--initial-kernel", NULL}, [INITL] = {"launch.json", "--launch", NULL},
+		[DESC] = {"description.txt", "--description", NULL}, [SPACE] = {"space.json", "--space", NULL},
+	};
+	const char *workload = NULL, *from = NULL, *desc = NULL, *config_path = NULL, *model = NULL;
+	const char *strategy = NULL, *proposals = NULL, *results = "results";
+	long iters = -1, cands = -1, gpus = 0, seed = -1, hseed = -1;
+	double timeout = 0;
+	int nsight = 0, research = 0, sanitize = 0, c, supplied_ref = 0;
+	char *end;
+#define NUM(var, lo_, what)                                                                                        \
+	do {                                                                                                       \
+		var = strtol(optarg, &end, 10);                                                                    \
+		if (*end || var < (lo_))                                                                           \
+			cko_die(CKO_BADINPUT, "%s %s: expected an integer >= %d", what, optarg, (int)(lo_));        \
+	} while (0)
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_WORKLOAD: workload = optarg; break;
+		case O_FROM: from = optarg; break;
+		case O_DESC: desc = optarg; break;
+		case O_SIG: parts[SIG].src = abs_path(optarg); break;
+		case O_REF: parts[REF].src = abs_path(optarg); supplied_ref = 1; break;
+		case O_REFL: parts[REFL].src = abs_path(optarg); break;
+		case O_INIT: parts[INIT].src = abs_path(optarg); break;
+		case O_LAUNCH: parts[INITL].src = abs_path(optarg); break;
+		case O_CASES: parts[CASES].src = abs_path(optarg); break;
+		case O_SPACE: parts[SPACE].src = abs_path(optarg); break;
+		case O_CONFIG: config_path = optarg; break;
+		case O_MODEL: model = optarg; break;
+		case O_ITERS: NUM(iters, 0, "--max-iterations"); break;
+		case O_CANDS: NUM(cands, 1, "--candidates"); break;
+		case O_STRAT: strategy = optarg; break;
+		case O_SEED: NUM(seed, 0, "--seed"); break;
+		case O_HSEED: NUM(hseed, 0, "--hidden-seed"); break;
+		case O_NSIGHT: nsight = 1; break;
+		case O_RESEARCH: research = 1; break;
+		case O_SANITIZE: sanitize = 1; break;
+		case O_GPUS: NUM(gpus, 1, "--gpus"); break;
+		case O_TIMEOUT:
+			timeout = strtod(optarg, &end);
+			if (*end || !(timeout > 0))
+				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
+			break;
+		case O_PROPOSALS: proposals = optarg; break;
+		case O_RESULTS: results = optarg; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind != argc)
+		usage(2);
+	char *share = share_dir();
+
+	/* A config file supplies defaults (and the model's settings). */
+	cJSON *cfg = config_path ? cko_json_load(config_path) : cJSON_CreateObject();
+	if (!cJSON_IsObject(cfg))
+		cko_jfail(config_path, "", "expected an object");
+	if (!model)
+		model = cko_jstr_opt(cko_jget(cfg, "model_settings"), "model", cko_jstr_opt(cfg, "model", NULL));
+	if (iters < 0)
+		iters = cko_jint_opt(cfg, "max_iterations", 7, config_path, "");
+	if (cands < 0)
+		cands = cko_jint_opt(cfg, "candidates", 1, config_path, "");
+	if (!strategy)
+		strategy = cko_jstr_opt(cfg, "strategy", "auto");
+	if (strcmp(strategy, "auto") && strcmp(strategy, "exhaustive") && strcmp(strategy, "random") &&
+	    strcmp(strategy, "local"))
+		cko_die(CKO_BADINPUT, "--strategy %s: expected auto, exhaustive, random or local", strategy);
+
+	/* Where each part comes from: an option, --from, or the built-in workload. */
+	if (workload) {
+		if (!cko_is_ident(workload))
+			cko_die(CKO_BADINPUT, "--workload %s: not a workload name", workload);
+		char *wd = xasprintf("%s/workloads/%s", share, workload);
+		if (!cko_is_dir(wd)) {
+			int n;
+			char **names = cko_list_dir(xasprintf("%s/workloads", share), "", &n);
+			cko_buf b = {0};
+			for (int i = 0; i < n; i++)
+				buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+			cko_die(CKO_BADINPUT, "--workload %s: no such built-in workload (there are: %s)", workload,
+				b.s ? b.s : "none");
+		}
+		for (int i = 0; i < NPARTS; i++) {
+			char *p = xasprintf("%s/%s", wd, parts[i].name);
+			if (!parts[i].src && cko_exists(p))
+				parts[i].src = p;
+			else
+				free(p);
+		}
+		free(wd);
+	}
+	if (from) {
+		const char *sub[NPARTS][2] = {
+			[SIG] = {"workload/signature.json", NULL}, [CASES] = {"workload/cases.json", NULL},
+			[REF] = {"supplied-reference.cu", "workload/reference.cu"},
+			[REFL] = {"workload/reference-launch.json", NULL}, [INIT] = {"best.cu", "workload/initial.cu"},
+			[INITL] = {"best-launch.json", "workload/launch.json"}, [DESC] = {"workload/description.txt", NULL},
+			[SPACE] = {"workload/space.json", NULL},
+		};
+		if (!cko_is_dir(from))
+			cko_die(CKO_BADINPUT, "--from %s: no such run folder", from);
+		for (int i = 0; i < NPARTS; i++)
+			for (int k = 0; k < 2 && sub[i][k] && !parts[i].src; k++) {
+				char *p = xasprintf("%s/%s", from, sub[i][k]);
+				if (cko_exists(p))
+					parts[i].src = abs_path(p);
+				free(p);
+			}
+	}
+	/* Check what was given before making anything. */
+	for (int i = 0; i < NPARTS; i++)
+		if (parts[i].src && !cko_exists(parts[i].src))
+			cko_die(CKO_BADINPUT, "%s %s: no such file", parts[i].opt, parts[i].src);
+	if (parts[SIG].src) {
+		cko_signature sig;
+		cko_signature_load(parts[SIG].src, &sig);
+		cko_signature_free(&sig);
+	}
+	const int launches[] = {REFL, INITL};
+	for (int k = 0; k < 2; k++)
+		if (parts[launches[k]].src) {
+			cJSON *l = cko_json_load(parts[launches[k]].src);
+			cko_launch_validate(l, parts[launches[k]].src);
+			cJSON_Delete(l);
+		}
+	cko_buf missing = {0};
+	static const int needed[] = {SIG, CASES, REF, REFL, INIT, INITL};
+	for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
+		if (!parts[needed[i]].src)
+			buf_printf(&missing, "%s%s", missing.len ? ", " : "", parts[needed[i]].name);
+	if (missing.len && !model)
+		cko_die(CKO_BADINPUT,
+			"missing %s: give them (--signature, --input-cases, --reference, --initial-kernel, --launch, "
+			"--reference-launch), a built-in --workload, or a model (--model) to generate them",
+			missing.s);
+	if (missing.len && !desc && !parts[DESC].src)
+		cko_die(CKO_BADINPUT, "missing %s: a model can generate them from --description", missing.s);
+
+	char *run = make_run_dir(results);
+	char *wdir = xasprintf("%s/workload", run);
+	cko_mkdir_p(wdir);
+	for (int i = 0; i < NPARTS; i++) {
+		if (!parts[i].src || i == SPACE)
+			continue;
+		char *to = xasprintf("%s/%s", wdir, parts[i].name);
+		copy_file(parts[i].src, to);
+		free(to);
+	}
+	if (supplied_ref) {
+		char *to = xasprintf("%s/supplied-reference.cu", run);
+		copy_file(parts[REF].src, to);
+		free(to);
+	}
+	if (desc) {
+		char *to = xasprintf("%s/description.txt", wdir);
+		if (desc[0] == '@')
+			copy_file(desc + 1, to);
+		else
+			cko_write_file(to, desc, strlen(desc));
+		free(to);
+	}
+	if (parts[SPACE].src)
+		copy_space(parts[SPACE].src, wdir);
+
+	if (hseed < 0)
+		hseed = (long)random_seed();
+	if (seed < 0)
+		seed = 1;
+	const char *proposer = model ? "llm" : proposals ? "manual" : "tune";
+	if (!model)
+		cko_info("no model configured: proposals come from the built-in tuner (cko-tune)%s",
+			 proposals ? " or the proposal folder" : "");
+
+	cJSON *conf = cJSON_CreateObject();
+	cJSON_AddStringToObject(conf, "tool", "cko-init");
+	cJSON_AddStringToObject(conf, "version", CKO_VERSION);
+	time_t now = time(NULL);
+	char stamp[32];
+	strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	cJSON_AddStringToObject(conf, "created", stamp);
+	cJSON_AddStringToObject(conf, "workload", workload ? workload : from ? "continued" : "custom");
+	cJSON_AddStringToObject(conf, "proposer", proposer);
+	if (model)
+		cJSON_AddStringToObject(conf, "model", model);
+	cJSON_AddNumberToObject(conf, "max_iterations", (double)iters);
+	cJSON_AddNumberToObject(conf, "candidates", (double)cands);
+	cJSON_AddStringToObject(conf, "strategy", strategy);
+	cJSON_AddNumberToObject(conf, "seed", (double)seed);
+	cJSON_AddNumberToObject(conf, "hidden_seed", (double)hseed);
+	cJSON_AddBoolToObject(conf, "use_nsight", nsight);
+	cJSON_AddBoolToObject(conf, "nvidia_research", research);
+	cJSON_AddBoolToObject(conf, "sanitize", sanitize);
+	if (missing.len)
+		cJSON_AddStringToObject(conf, "generate", missing.s);
+	cJSON *srcs = cJSON_AddObjectToObject(conf, "sources");
+	for (int i = 0; i < NPARTS; i++)
+		if (parts[i].src)
+			cJSON_AddStringToObject(srcs, parts[i].name, parts[i].src);
+	if (from)
+		cJSON_AddStringToObject(conf, "from", from);
+	/* Model settings travel, the key never does (it is read at call time). */
+	const cJSON *ms = cko_jget(cfg, "model_settings");
+	if (ms)
+		cJSON_AddItemToObject(conf, "model_settings", cJSON_Duplicate(ms, 1));
+	char *cpath = xasprintf("%s/config.json", run);
+	cko_json_write(cpath, conf);
+	free(cpath);
+
+	char *bin = NULL;
+	{
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n > 0) {
+			exe[n] = 0;
+			bin = cko_dirname(exe);
+		}
+	}
+	cko_buf mk = {0};
+	buf_printf(&mk, "# run.mk for %s, made by cko-init %s on %s.\n", run, CKO_VERSION, stamp);
+	buf_printf(&mk, "# Run it in this folder:  make -f run.mk [ITER=n] [-j n]\n");
+	buf_printf(&mk, "CKO_BIN     := %s\n", bin ? bin : "");
+	buf_printf(&mk, "CKO_SHARE   := %s\n", share);
+	buf_printf(&mk, "ITER        ?= %ld\n", iters);
+	buf_printf(&mk, "CANDIDATES  := %ld\n", cands);
+	buf_printf(&mk, "PROPOSER    := %s\n", proposer);
+	buf_printf(&mk, "STRATEGY    := %s\n", strategy);
+	buf_printf(&mk, "SEED        := %ld\n", seed);
+	buf_printf(&mk, "HIDDEN_SEED := %ld\n", hseed);
+	buf_printf(&mk, "USE_NSIGHT  := %d\n", nsight);
+	buf_printf(&mk, "RESEARCH    := %d\n", research);
+	buf_printf(&mk, "SANITIZE    := %d\n", sanitize);
+	if (parts[SPACE].src)
+		buf_printf(&mk, "SPACE       := workload/space.json\n");
+	if (gpus)
+		buf_printf(&mk, "GPUS        ?= %ld\n", gpus);
+	if (timeout > 0)
+		buf_printf(&mk, "TIMEOUT     := %g\n", timeout);
+	if (proposals)
+		buf_printf(&mk, "PROPOSALS   := %s\n", abs_path(proposals));
+	if (missing.len) {
+		buf_puts(&mk, "GENERATE    :=");
+		for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
+			if (!parts[needed[i]].src)
+				buf_printf(&mk, " %s", parts[needed[i]].name);
+		buf_puts(&mk, "\n");
+	}
+	buf_printf(&mk, "include $(CKO_SHARE)/mk/run.mk\n");
+	char *mkpath = xasprintf("%s/run.mk", run);
+	cko_write_file(mkpath, mk.s, mk.len);
+	cko_info("created %s: run it with  make -C %s -f run.mk", run, run);
+	printf("%s\n", run);
+	return 0;
+}

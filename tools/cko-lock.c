@@ -1,0 +1,123 @@
+/* cko-lock: runs a command holding one GPU of a pool. Slot K is the lock
+ * file DIR/gpu-K.lock (flock, released when the command exits, however it
+ * exits); with more than one GPU the command sees only GPU K through
+ * CUDA_VISIBLE_DEVICES. Several runs on one machine share the pool, so GPU
+ * steps never share a GPU and timings stay clean under make -j. */
+#include "cko.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout, "usage: cko-lock [-n gpus] [-d dir] [--launcher command] [--] command [arg...]\n");
+	exit(status);
+}
+
+static char *lock_dir(const char *given)
+{
+	if (given)
+		return xstrdup(given);
+	const char *e = getenv("CKO_LOCK_DIR");
+	if (e && *e)
+		return xstrdup(e);
+	return xasprintf("/tmp/cko-gpu-%ld", (long)getuid());
+}
+
+/* The K-th entry of a comma-separated CUDA_VISIBLE_DEVICES, or K. */
+static char *device_for_slot(int k)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+	if (!v || !*v)
+		return xasprintf("%d", k);
+	char *copy = xstrdup(v), *save = NULL, *tok = strtok_r(copy, ",", &save);
+	for (int i = 0; tok && i < k; i++)
+		tok = strtok_r(NULL, ",", &save);
+	if (!tok)
+		cko_die(CKO_BADINPUT, "GPU slot %d, but CUDA_VISIBLE_DEVICES=%s lists fewer GPUs", k, v);
+	char *r = xstrdup(tok);
+	free(copy);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	cko_setprog(argv[0]);
+	static const struct option lo[] = {
+		{"gpus", required_argument, 0, 'n'}, {"dir", required_argument, 0, 'd'},
+		{"launcher", required_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	const char *dir_opt = NULL, *launcher = NULL, *env_n = getenv("CKO_GPUS");
+	int n = env_n && *env_n ? atoi(env_n) : 1, c;
+	/* '+': stop at the command, whose options are its own. */
+	while ((c = getopt_long(argc, argv, "+n:d:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'n': n = atoi(optarg); break;
+		case 'd': dir_opt = optarg; break;
+		case 'L': launcher = optarg; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind >= argc)
+		usage(2);
+	if (n < 1 || n > 1024)
+		cko_die(CKO_BADINPUT, "-n %d: expected 1 to 1024 GPUs", n);
+	char *dir = lock_dir(dir_opt);
+	cko_mkdir_p(dir);
+	int *fds = xcalloc((size_t)n, sizeof *fds);
+	for (int k = 0; k < n; k++) {
+		char *p = xasprintf("%s/gpu-%d.lock", dir, k);
+		fds[k] = open(p, O_RDWR | O_CREAT, 0666);
+		if (fds[k] < 0)
+			cko_die(CKO_ENV, "%s: %s", p, strerror(errno));
+		free(p);
+	}
+	/* Try every slot; while all are busy, poll (a step takes seconds). */
+	int slot = -1;
+	double t0 = cko_now();
+	int told = 0;
+	while (slot < 0) {
+		for (int k = 0; k < n && slot < 0; k++)
+			if (flock(fds[k], LOCK_EX | LOCK_NB) == 0)
+				slot = k;
+			else if (errno != EWOULDBLOCK && errno != EINTR)
+				cko_die(CKO_ENV, "flock %s/gpu-%d.lock: %s", dir, k, strerror(errno));
+		if (slot < 0) {
+			if (!told && cko_now() - t0 > 1) {
+				cko_info("waiting for a GPU (%d in the pool, %s)", n, dir);
+				told = 1;
+			}
+			usleep(20000);
+		}
+	}
+	for (int k = 0; k < n; k++)
+		if (k != slot)
+			close(fds[k]);
+	char s[16];
+	snprintf(s, sizeof s, "%d", slot);
+	setenv("CKO_GPU_SLOT", s, 1);
+	if (n > 1 && !launcher) {
+		char *dev = device_for_slot(slot);
+		setenv("CUDA_VISIBLE_DEVICES", dev, 1);
+		free(dev);
+	}
+	char **av = xcalloc((size_t)argc + 64, sizeof *av);
+	int na = 0;
+	if (launcher) {
+		/* Split on blanks, no shell: e.g. "srun --gres=gpu:1 -n1". */
+		char *save = NULL, *l = xstrdup(launcher);
+		for (char *tok = strtok_r(l, " \t", &save); tok && na < 60; tok = strtok_r(NULL, " \t", &save))
+			av[na++] = tok;
+	}
+	for (int i = optind; i < argc; i++)
+		av[na++] = argv[i];
+	execvp(av[0], av);
+	cko_die(errno == ENOENT ? CKO_BADINPUT : CKO_ENV, "%s: %s", av[0], strerror(errno));
+}

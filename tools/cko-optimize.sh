@@ -1,0 +1,14 @@
+#!/bin/sh
+# cko-optimize: the one-liner: cko-init with the given options, then make in
+# the new run folder. Options after "--" go to make (e.g. -- -j4 ITER=9).
+#   cko-optimize --workload sgemm --max-iterations 7 -- -j2
+case $1 in -h|--help) echo "usage: cko-optimize [cko-init options] [-- make arguments]"; exit 0 ;; esac
+init_args=
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+	init_args="$init_args $(printf "%s" "$1" | sed "s/'/'\\\\''/g; s/^/'/; s/\$/'/")"
+	shift
+done
+[ "$1" = "--" ] && shift
+run=$(eval "cko-init $init_args") || exit $?
+echo "cko-optimize: $run" >&2
+exec make -C "$run" -f run.mk "$@"

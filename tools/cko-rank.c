@@ -1,0 +1,639 @@
+/* cko-rank: verdicts and ranking. --candidate turns one candidate's step
+ * files into result.json (the first failing stage decides; a time under the
+ * speed-of-light floor or an implausible speedup invalidates); --run gathers
+ * the results into history.json and, with --summary, the summary, best.cu,
+ * best-launch.json and replay requests; --print shows a summary as text. */
+#include "cko.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: cko-rank --candidate dir [--props props.json] [--reference bench.json] [--floor-slack f]\n"
+		"                [--max-speedup x] -o result.json\n"
+		"       cko-rank --run dir --upto N [-o history.json] [--summary summary.json] [--best best.cu]\n"
+		"                [--replay dir]\n"
+		"       cko-rank --print summary.json\n");
+	exit(status);
+}
+
+/* Loads dir/name if it exists, else NULL. */
+static cJSON *load_opt(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	cJSON *j = cko_exists(p) ? cko_json_load(p) : NULL;
+	free(p);
+	return j;
+}
+
+static const char *status_of(const cJSON *j) { return cko_jstr_opt(j, "status", "missing"); }
+static int is_ok(const cJSON *j) { return !strcmp(status_of(j), "ok") || !strcmp(status_of(j), "pass"); }
+
+/* "iter-002/c1" from a candidate folder path. */
+static char *candidate_id(const char *dir)
+{
+	char *d = xstrdup(dir);
+	size_t n = strlen(d);
+	while (n > 1 && d[n - 1] == '/')
+		d[--n] = 0;
+	char *last = strrchr(d, '/');
+	char *id;
+	if (!last) {
+		id = xstrdup(d);
+	} else {
+		*last = 0;
+		char *prev = strrchr(d, '/');
+		id = xasprintf("%s/%s", prev ? prev + 1 : d, last + 1);
+	}
+	free(d);
+	return id;
+}
+
+/* The first lines of a compile log that say "error". */
+static char *log_errors(const char *log)
+{
+	cko_buf b = {0};
+	int n = 0;
+	for (const char *p = log; p && *p && n < 4;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = strndup(p, len);
+		if (strstr(line, "error")) {
+			buf_printf(&b, "%s%s", n ? "; " : "", line);
+			n++;
+		}
+		free(line);
+		p = nl ? nl + 1 : NULL;
+	}
+	return b.s ? b.s : xstrdup("compile error");
+}
+
+/* The first failing case of a run/compare/bench file, described. */
+static char *first_failure(const cJSON *j, const char *what)
+{
+	for (const cJSON *c = cko_jget(j, "cases") ? cko_jget(j, "cases")->child : NULL; c; c = c->next) {
+		if (is_ok(c))
+			continue;
+		const char *name = cko_jstr_opt(c, "case", "?"), *st = status_of(c);
+		const char *msg = cko_jstr_opt(c, "message", NULL), *err = cko_jstr_opt(c, "error", NULL);
+		cko_buf b = {0};
+		buf_printf(&b, "case %s: %s", name, st);
+		if (msg)
+			buf_printf(&b, ": %s", msg);
+		if (err && strcmp(err, st))
+			buf_printf(&b, " (%s)", err);
+		/* compare.json: the tensor and its worst error */
+		for (const cJSON *s = cko_jget(c, "sets") ? cko_jget(c, "sets")->child : NULL; s; s = s->next) {
+			const cJSON *t = cko_jget(s, "tensors");
+			for (const cJSON *x = t ? t->child : NULL; x; x = x->next) {
+				if (is_ok(x))
+					continue;
+				const cJSON *mm = cko_jget(x, "mismatches"), *ma = cko_jget(x, "max_abs");
+				const char *prob = cko_jstr_opt(x, "problem", NULL);
+				char worst[64];
+				if (cJSON_IsNumber(ma))
+					snprintf(worst, sizeof worst, "%.3g", ma->valuedouble);
+				else
+					snprintf(worst, sizeof worst, "%s", cko_jstr_opt(x, "max_abs", "?"));
+				if (prob)
+					buf_printf(&b, ": %s: %s", x->string, prob);
+				else if (cJSON_IsNumber(mm))
+					buf_printf(&b, ": %s: %.0f of %.0f elements differ (max abs error %s, set %.0f)", x->string,
+						   mm->valuedouble, cko_jnum_opt(x, "count", 0), worst, cko_jnum_opt(s, "set", 0));
+				break;
+			}
+			break;
+		}
+		return b.s;
+	}
+	const char *msg = cko_jstr_opt(j, "message", NULL);
+	return xasprintf("%s: %s%s%s", what, status_of(j), msg ? ": " : "", msg ? msg : "");
+}
+
+static double case_num(const char *cases_dir, const char *name, const char *key)
+{
+	char *p = xasprintf("%s/%s/case.json", cases_dir, name);
+	cJSON *c = cko_exists(p) ? cko_json_load(p) : NULL;
+	double v = cko_jnum_opt(c, key, 0);
+	cJSON_Delete(c);
+	free(p);
+	return v;
+}
+
+static const cJSON *find_case(const cJSON *j, const char *name)
+{
+	for (const cJSON *c = cko_jget(j, "cases") ? cko_jget(j, "cases")->child : NULL; c; c = c->next)
+		if (!strcmp(cko_jstr_opt(c, "case", ""), name))
+			return c;
+	return NULL;
+}
+
+typedef struct {
+	const char *props, *reference;
+	double floor_slack, max_speedup;
+} cand_opts;
+
+static int rank_candidate(const char *dir, const cand_opts *o, const char *out_path)
+{
+	char *id = candidate_id(dir);
+	char *run_dir = xasprintf("%s/../..", dir), *cases_dir = xasprintf("%s/cases", run_dir);
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "tool", "cko-rank");
+	cJSON_AddStringToObject(r, "id", id);
+	const char *dash = strchr(id, '-');
+	cJSON_AddNumberToObject(r, "iteration", dash ? atoi(dash + 1) : 0);
+	cJSON *prop = load_opt(dir, "proposal.json"), *launch = load_opt(dir, "launch.json");
+	cJSON *comp = load_opt(dir, "compile.json"), *reqs = load_opt(dir, "requests/index.json");
+	cJSON *run = load_opt(dir, "run.json"), *cmp = load_opt(dir, "compare.json");
+	cJSON *bench = load_opt(dir, "bench.json"), *prof = load_opt(dir, "profile.json");
+	cJSON *props = o->props && cko_exists(o->props) ? cko_json_load(o->props) : NULL;
+	cJSON *ref = o->reference && cko_exists(o->reference) ? cko_json_load(o->reference) : NULL;
+	char *ipath = xasprintf("%s/index.json", cases_dir);
+	cJSON *index = cko_exists(ipath) ? cko_json_load(ipath) : cJSON_CreateArray();
+
+	const char *status = "ok", *stage = NULL;
+	char *reason = NULL;
+	if (!prop) {
+		status = "invalid", stage = "propose", reason = xstrdup("no proposal.json");
+	} else if (!strcmp(status_of(prop), "none")) {
+		status = "skipped", stage = "propose", reason = xstrdup(cko_jstr_opt(prop, "note", "nothing proposed"));
+	} else if (!is_ok(prop)) {
+		status = "invalid", stage = "propose", reason = xstrdup(cko_jstr_opt(prop, "reason", "invalid proposal"));
+	} else if (!is_ok(comp)) {
+		status = "invalid", stage = "compile", reason = log_errors(cko_jstr_opt(comp, "log", ""));
+	} else if (!is_ok(reqs)) {
+		status = "invalid", stage = "launch";
+		reason = xasprintf("launch rule fails for case %s: %s", cko_jstr_opt(reqs, "case", "?"),
+				   cko_jstr_opt(reqs, "message", ""));
+	} else if (!is_ok(run)) {
+		status = "invalid", stage = "run", reason = first_failure(run, "run");
+	} else if (!is_ok(cmp)) {
+		status = "invalid", stage = "compare", reason = first_failure(cmp, "compare");
+	} else if (!is_ok(bench)) {
+		status = "invalid", stage = "bench", reason = first_failure(bench, "bench");
+	}
+
+	cJSON *cases = cJSON_AddArrayToObject(r, "cases");
+	double logsum = 0;
+	int nperf = 0;
+	for (const cJSON *e = index->child; e; e = e->next) {
+		const char *name = cko_jstr_opt(e, "name", "?");
+		int perf = !strcmp(cko_jstr_opt(e, "kind", ""), "performance");
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddItemToArray(cases, c);
+		cJSON_AddStringToObject(c, "case", name);
+		cJSON_AddStringToObject(c, "kind", cko_jstr_opt(e, "kind", "?"));
+		cJSON_AddBoolToObject(c, "hidden", cJSON_IsTrue(cko_jget(e, "hidden")));
+		const cJSON *rc = find_case(run, name), *cc = find_case(cmp, name), *bc = find_case(bench, name);
+		const char *cs = !rc ? "not run" : !is_ok(rc) ? status_of(rc) : cc && !is_ok(cc) ? "wrong" : "ok";
+		if (perf && bc && !is_ok(bc))
+			cs = status_of(bc);
+		cJSON_AddStringToObject(c, "status", cs);
+		if (perf && bc && cJSON_IsNumber(cko_jget(bc, "median_ms"))) {
+			double ms = cko_jget(bc, "median_ms")->valuedouble;
+			cJSON_AddNumberToObject(c, "median_ms", ms);
+			cJSON_AddNumberToObject(c, "cv", cko_jnum_opt(bc, "cv", 0));
+			if (ms > 0) {
+				logsum += log(ms);
+				nperf++;
+			}
+			/* The speed-of-light floor: no kernel beats the peak rates. */
+			double fl = case_num(cases_dir, name, "flops"), by = case_num(cases_dir, name, "bytes");
+			const cJSON *peak = cko_jget(props, "peak");
+			double pf = cko_jnum_opt(peak, "fp32_tflops", 0), pb = cko_jnum_opt(peak, "dram_gbps", 0);
+			double floor_ms = 0;
+			if (fl > 0 && pf > 0)
+				floor_ms = fmax(floor_ms, fl / (pf * 1e12) * 1e3);
+			if (by > 0 && pb > 0)
+				floor_ms = fmax(floor_ms, by / (pb * 1e9) * 1e3);
+			floor_ms *= o->floor_slack;
+			if (floor_ms > 0)
+				cJSON_AddNumberToObject(c, "floor_ms", floor_ms);
+			const cJSON *rb = find_case(ref, name);
+			double ref_ms = cko_jnum_opt(rb, "median_ms", 0);
+			if (!strcmp(status, "ok") && floor_ms > 0 && ms < floor_ms) {
+				status = "invalid", stage = "floor";
+				free(reason);
+				reason = xasprintf("case %s: %.4g ms is below the speed-of-light floor of %.4g ms "
+						   "(%.3g FLOP, %.3g bytes at the GPU's peak rates)",
+						   name, ms, floor_ms, fl, by);
+			} else if (!strcmp(status, "ok") && ref_ms > 0 && ms > 0 && ref_ms / ms > o->max_speedup) {
+				status = "invalid", stage = "floor";
+				free(reason);
+				reason = xasprintf("case %s: a %.0fx speedup over the reference is implausible (bound %.0fx)",
+						   name, ref_ms / ms, o->max_speedup);
+			}
+		}
+	}
+	cJSON_AddStringToObject(r, "status", status);
+	if (stage)
+		cJSON_AddStringToObject(r, "stage", stage);
+	else
+		cJSON_AddNullToObject(r, "stage");
+	if (reason)
+		cJSON_AddStringToObject(r, "reason", reason);
+	else
+		cJSON_AddNullToObject(r, "reason");
+	if (!strcmp(status, "ok") && nperf)
+		cJSON_AddNumberToObject(r, "geomean_ms", exp(logsum / nperf));
+	static const char *pk[] = {"proposer", "note", "parent", "hash", "variant", "strategy", "model"};
+	for (size_t i = 0; i < sizeof pk / sizeof pk[0]; i++) {
+		const cJSON *v = cko_jget(prop, pk[i]);
+		if (v)
+			cJSON_AddItemToObject(r, pk[i], cJSON_Duplicate(v, 1));
+	}
+	if (!cko_jget(r, "hash")) {
+		/* a content hash for proposers that do not give one */
+		char *src = xasprintf("%s/kernel.cu", dir);
+		size_t n = 0;
+		char err[256];
+		char *text = cko_try_read_file(src, 4u << 20, &n, err, sizeof err);
+		char *lj = launch ? cJSON_PrintUnformatted(launch) : xstrdup("");
+		char *all = xasprintf("%s\n%s", text ? text : "", lj);
+		char sha[65];
+		cko_sha256_hex(all, strlen(all), sha);
+		cJSON_AddStringToObject(r, "hash", sha);
+		free(all);
+		free(lj);
+		free(text);
+		free(src);
+	}
+	if (cko_jget(launch, "defines"))
+		cJSON_AddItemToObject(r, "defines", cJSON_Duplicate(cko_jget(launch, "defines"), 1));
+	if (is_ok(comp)) {
+		cJSON_AddNumberToObject(r, "registers", cko_jnum_opt(comp, "registers", 0));
+		cJSON_AddNumberToObject(r, "spills", cko_jnum_opt(comp, "spill_stores", 0) + cko_jnum_opt(comp, "spill_loads", 0));
+	}
+	if (prof && is_ok(prof))
+		cJSON_AddStringToObject(r, "profile", "profile.json");
+	cJSON *secs = cJSON_AddObjectToObject(r, "seconds");
+	cJSON_AddNumberToObject(secs, "compile", cko_jnum_opt(comp, "time_s", 0));
+	cJSON_AddNumberToObject(secs, "run", cko_jnum_opt(run, "seconds", 0));
+	cJSON_AddNumberToObject(secs, "compare", cko_jnum_opt(cmp, "seconds", 0));
+	cJSON_AddNumberToObject(secs, "bench", cko_jnum_opt(bench, "seconds", 0));
+	cko_json_write(out_path, r);
+	if (strcmp(status, "ok"))
+		cko_info("%s: %s at %s: %s", id, status, stage, reason ? reason : "");
+	cJSON *all[] = {r, prop, launch, comp, reqs, run, cmp, bench, prof, props, ref, index};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		cJSON_Delete(all[i]);
+	free(reason);
+	free(ipath);
+	free(id);
+	free(run_dir);
+	free(cases_dir);
+	return 0;
+}
+
+/* ---- the run: history, summary, best, replay ---- */
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	return atoi(x + 1) - atoi(y + 1);
+}
+
+static double gm_of(const cJSON *r) { return cko_jnum_opt(r, "geomean_ms", 0); }
+
+/* Rewrites a request's paths from its folder to a replay folder. */
+static void write_replay(const char *req_path, const char *replay_dir, const char *name)
+{
+	cJSON *rq = cko_json_load(req_path);
+	char *from = cko_dirname(req_path);
+	const char *keys[] = {"cubin"};
+	for (size_t i = 0; i < 1; i++) {
+		cJSON *v = cJSON_GetObjectItemCaseSensitive(rq, keys[i]);
+		if (cJSON_IsString(v)) {
+			char *abs = cko_path_join(from, v->valuestring), *rel = cko_path_relative(replay_dir, abs);
+			cJSON_SetValuestring(v, rel);
+			free(abs);
+			free(rel);
+		}
+	}
+	for (cJSON *s = cJSON_GetObjectItem(rq, "sets") ? cJSON_GetObjectItem(rq, "sets")->child : NULL; s; s = s->next)
+		for (cJSON *v = s->child; v; v = v->next)
+			if (cJSON_IsString(v)) {
+				char *abs = cko_path_join(from, v->valuestring), *rel = cko_path_relative(replay_dir, abs);
+				cJSON_SetValuestring(v, rel);
+				free(abs);
+				free(rel);
+			}
+	char *out = xasprintf("out/%s", name);
+	cJSON_ReplaceItemInObject(rq, "out", cJSON_CreateString(out));
+	char *dst = xasprintf("%s/%s.json", replay_dir, name);
+	cko_json_write(dst, rq);
+	free(dst);
+	free(out);
+	free(from);
+	cJSON_Delete(rq);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	size_t n;
+	char *s = cko_read_file(from, 64u << 20, &n);
+	cko_write_file(to, s, n);
+	free(s);
+}
+
+/* Sums token counts from every usage*.json of the iterations. */
+static cJSON *token_totals(const char *run, int upto)
+{
+	static const char *keys[] = {"prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens", "cost_usd"};
+	double sum[5] = {0};
+	int found = 0;
+	for (int i = 0; i <= upto; i++) {
+		char *d = xasprintf("%s/iter-%03d", run, i);
+		int n;
+		char **names = cko_list_dir(d, ".json", &n);
+		for (int k = 0; k < n; k++) {
+			if (strncmp(names[k], "usage", 5))
+				continue;
+			char *p = xasprintf("%s/%s", d, names[k]);
+			cJSON *u = cko_json_load(p);
+			for (int j = 0; j < 5; j++)
+				sum[j] += cko_jnum_opt(u, keys[j], 0);
+			found = 1;
+			cJSON_Delete(u);
+			free(p);
+		}
+		cko_free_list(names, n);
+		free(d);
+	}
+	if (!found)
+		return NULL;
+	cJSON *t = cJSON_CreateObject();
+	for (int j = 0; j < 5; j++)
+		cJSON_AddNumberToObject(t, keys[j], sum[j]);
+	return t;
+}
+
+static int rank_run(const char *run, int upto, const char *hist_path, const char *sum_path, const char *best_path,
+		    const char *replay)
+{
+	char *p = xasprintf("%s/config.json", run);
+	cJSON *config = cko_exists(p) ? cko_json_load(p) : NULL;
+	free(p);
+	p = xasprintf("%s/props.json", run);
+	cJSON *props = cko_exists(p) ? cko_json_load(p) : NULL;
+	free(p);
+	p = xasprintf("%s/reference/bench.json", run);
+	cJSON *ref = cko_exists(p) ? cko_json_load(p) : NULL;
+	free(p);
+	p = xasprintf("%s/cases/index.json", run);
+	cJSON *index = cko_exists(p) ? cko_json_load(p) : cJSON_CreateArray();
+	free(p);
+
+	cJSON *h = cJSON_CreateObject();
+	cJSON_AddStringToObject(h, "tool", "cko-rank");
+	cJSON_AddStringToObject(h, "workload", cko_jstr_opt(config, "workload", "custom"));
+	cJSON_AddStringToObject(h, "gpu", cko_jstr_opt(props, "name", "unknown GPU"));
+	cJSON *perf = cJSON_AddArrayToObject(h, "perf_cases");
+	for (const cJSON *e = index->child; e; e = e->next)
+		if (!strcmp(cko_jstr_opt(e, "kind", ""), "performance"))
+			cJSON_AddItemToArray(perf, cJSON_CreateString(cko_jstr_opt(e, "name", "?")));
+	cJSON *rj = cJSON_AddObjectToObject(h, "reference");
+	cJSON *rmed = cJSON_AddObjectToObject(rj, "median_ms");
+	double rlog = 0;
+	int rn = 0;
+	for (const cJSON *c = cko_jget(ref, "cases") ? cko_jget(ref, "cases")->child : NULL; c; c = c->next) {
+		double ms = cko_jnum_opt(c, "median_ms", 0);
+		if (ms > 0) {
+			cJSON_AddNumberToObject(rmed, cko_jstr_opt(c, "case", "?"), ms);
+			rlog += log(ms);
+			rn++;
+		}
+	}
+	if (rn)
+		cJSON_AddNumberToObject(rj, "geomean_ms", exp(rlog / rn));
+	cJSON *cands = cJSON_AddArrayToObject(h, "candidates");
+	const cJSON *best = NULL;
+	char *best_dir = NULL;
+	int counts[3] = {0};
+	for (int i = 0; i <= upto; i++) {
+		char *d = xasprintf("%s/iter-%03d", run, i);
+		int n;
+		char **names = cko_list_dir(d, "", &n);
+		qsort(names, (size_t)n, sizeof *names, cmp_cand);
+		for (int k = 0; k < n; k++) {
+			char *rp = xasprintf("%s/%s/result.json", d, names[k]);
+			if (names[k][0] != 'c' || !cko_exists(rp)) {
+				free(rp);
+				continue;
+			}
+			cJSON *res = cko_json_load(rp);
+			cJSON_AddItemToArray(cands, res);
+			const char *st = status_of(res);
+			counts[!strcmp(st, "ok") ? 0 : !strcmp(st, "skipped") ? 2 : 1]++;
+			if (!strcmp(st, "ok") && gm_of(res) > 0 && (!best || gm_of(res) < gm_of(best))) {
+				best = res;
+				free(best_dir);
+				best_dir = xasprintf("%s/%s", d, names[k]);
+			}
+			if (i == 0 && k == 0)
+				cJSON_AddItemToObject(h, "initial", cJSON_Duplicate(res, 1));
+			free(rp);
+		}
+		cko_free_list(names, n);
+		free(d);
+	}
+	if (best)
+		cJSON_AddStringToObject(h, "best", cko_jstr_opt(best, "id", "?"));
+	else
+		cJSON_AddNullToObject(h, "best");
+	if (hist_path)
+		cko_json_write(hist_path, h);
+
+	if (sum_path) {
+		cJSON *s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "tool", "cko-rank");
+		cJSON_AddStringToObject(s, "workload", cko_jstr_opt(config, "workload", "custom"));
+		cJSON_AddStringToObject(s, "gpu", cko_jstr_opt(props, "name", "unknown GPU"));
+		cJSON_AddStringToObject(s, "proposer", cko_jstr_opt(config, "proposer", "?"));
+		const cJSON *init = cko_jget(h, "initial");
+		if (best) {
+			cJSON_AddStringToObject(s, "best", cko_jstr_opt(best, "id", "?"));
+			cJSON_AddNumberToObject(s, "best_geomean_ms", gm_of(best));
+			double rg = cko_jnum_opt(rj, "geomean_ms", 0), ig = gm_of(init);
+			if (rg > 0)
+				cJSON_AddNumberToObject(s, "speedup_vs_reference", rg / gm_of(best));
+			if (ig > 0)
+				cJSON_AddNumberToObject(s, "speedup_vs_initial", ig / gm_of(best));
+			cJSON *sc = cJSON_AddArrayToObject(s, "cases");
+			for (const cJSON *c = cko_jget(best, "cases")->child; c; c = c->next) {
+				if (strcmp(cko_jstr_opt(c, "kind", ""), "performance"))
+					continue;
+				const char *name = cko_jstr_opt(c, "case", "?");
+				double bm = cko_jnum_opt(c, "median_ms", 0), rm = cko_jnum_opt(rmed, name, 0);
+				double im = cko_jnum_opt(find_case(init, name), "median_ms", 0);
+				cJSON *o = cJSON_CreateObject();
+				cJSON_AddStringToObject(o, "case", name);
+				cJSON_AddNumberToObject(o, "best_ms", bm);
+				if (rm > 0) {
+					cJSON_AddNumberToObject(o, "reference_ms", rm);
+					cJSON_AddNumberToObject(o, "speedup_vs_reference", rm / bm);
+				}
+				if (im > 0) {
+					cJSON_AddNumberToObject(o, "initial_ms", im);
+					cJSON_AddNumberToObject(o, "speedup_vs_initial", im / bm);
+				}
+				char *cp = xasprintf("%s/cases", run);
+				double fl = case_num(cp, name, "flops"), by = case_num(cp, name, "bytes");
+				free(cp);
+				if (fl > 0)
+					cJSON_AddNumberToObject(o, "tflops", fl / (bm * 1e-3) * 1e-12);
+				if (by > 0)
+					cJSON_AddNumberToObject(o, "gbps", by / (bm * 1e-3) * 1e-9);
+				cJSON_AddItemToArray(sc, o);
+			}
+		} else {
+			cJSON_AddNullToObject(s, "best");
+		}
+		cJSON *cn = cJSON_AddObjectToObject(s, "counts");
+		cJSON_AddNumberToObject(cn, "candidates", counts[0] + counts[1] + counts[2]);
+		cJSON_AddNumberToObject(cn, "ok", counts[0]);
+		cJSON_AddNumberToObject(cn, "invalid", counts[1]);
+		cJSON_AddNumberToObject(cn, "skipped", counts[2]);
+		cJSON *ss = cJSON_AddObjectToObject(s, "stage_seconds");
+		static const char *stages[] = {"compile", "run", "compare", "bench"};
+		for (int k = 0; k < 4; k++) {
+			double t = 0;
+			for (const cJSON *c = cands->child; c; c = c->next)
+				t += cko_jnum_opt(cko_jget(c, "seconds"), stages[k], 0);
+			cJSON_AddNumberToObject(ss, stages[k], t);
+		}
+		cJSON *tok = token_totals(run, upto);
+		if (tok)
+			cJSON_AddItemToObject(s, "tokens", tok);
+		cko_json_write(sum_path, s);
+		cJSON_Delete(s);
+	}
+	if (best_path) {
+		/* best.cu -> best-launch.json */
+		size_t bl = strlen(best_path);
+		int cu = bl > 3 && !strcmp(best_path + bl - 3, ".cu");
+		char *launch_path = xasprintf("%.*s-launch.json", (int)(cu ? bl - 3 : bl), best_path);
+		if (best_dir) {
+			char *k = xasprintf("%s/kernel.cu", best_dir), *l = xasprintf("%s/launch.json", best_dir);
+			copy_file(k, best_path);
+			copy_file(l, launch_path);
+			free(k);
+			free(l);
+		} else {
+			unlink(best_path); /* never leave an old best beside a run with none */
+			unlink(launch_path);
+		}
+		free(launch_path);
+	}
+	if (replay && best_dir) {
+		cko_mkdir_p(replay);
+		char *rd = xasprintf("%s/requests", best_dir);
+		int n;
+		char **names = cko_list_dir(rd, ".json", &n);
+		for (int k = 0; k < n; k++) {
+			if (!strcmp(names[k], "index.json"))
+				continue;
+			char *src = xasprintf("%s/%s", rd, names[k]);
+			char *name = strndup(names[k], strlen(names[k]) - 5);
+			write_replay(src, replay, name);
+			free(src);
+			free(name);
+		}
+		cko_free_list(names, n);
+		free(rd);
+	}
+	free(best_dir);
+	cJSON_Delete(h);
+	cJSON_Delete(config);
+	cJSON_Delete(props);
+	cJSON_Delete(ref);
+	cJSON_Delete(index);
+	return 0;
+}
+
+static int print_summary(const char *path)
+{
+	cJSON *s = cko_json_load(path);
+	const cJSON *cn = cko_jget(s, "counts");
+	printf("%s on %s (proposer %s): ", cko_jstr_opt(s, "workload", "?"), cko_jstr_opt(s, "gpu", "?"),
+	       cko_jstr_opt(s, "proposer", "?"));
+	if (!cko_jstr_opt(s, "best", NULL)) {
+		printf("no verified candidate\n");
+	} else {
+		printf("best %s, geomean %.4g ms", cko_jstr_opt(s, "best", "?"), cko_jnum_opt(s, "best_geomean_ms", 0));
+		if (cko_jget(s, "speedup_vs_reference"))
+			printf(", %.2fx vs reference", cko_jnum_opt(s, "speedup_vs_reference", 0));
+		if (cko_jget(s, "speedup_vs_initial"))
+			printf(", %.2fx vs initial", cko_jnum_opt(s, "speedup_vs_initial", 0));
+		printf("\n%-24s %12s %12s %12s %10s %9s %9s\n", "case", "best ms", "reference ms", "initial ms", "speedup",
+		       "TFLOP/s", "GB/s");
+		for (const cJSON *c = cko_jget(s, "cases") ? cko_jget(s, "cases")->child : NULL; c; c = c->next)
+			printf("%-24s %12.4g %12.4g %12.4g %9.2fx %9.2f %9.1f\n", cko_jstr_opt(c, "case", "?"),
+			       cko_jnum_opt(c, "best_ms", 0), cko_jnum_opt(c, "reference_ms", 0), cko_jnum_opt(c, "initial_ms", 0),
+			       cko_jnum_opt(c, "speedup_vs_reference", 0), cko_jnum_opt(c, "tflops", 0),
+			       cko_jnum_opt(c, "gbps", 0));
+	}
+	printf("candidates: %.0f (%.0f verified, %.0f invalid, %.0f skipped)\n", cko_jnum_opt(cn, "candidates", 0),
+	       cko_jnum_opt(cn, "ok", 0), cko_jnum_opt(cn, "invalid", 0), cko_jnum_opt(cn, "skipped", 0));
+	const cJSON *t = cko_jget(s, "tokens");
+	if (t)
+		printf("tokens: %.0f prompt, %.0f completion (%.0f reasoning), %.0f cached; about $%.4f\n",
+		       cko_jnum_opt(t, "prompt_tokens", 0), cko_jnum_opt(t, "completion_tokens", 0),
+		       cko_jnum_opt(t, "reasoning_tokens", 0), cko_jnum_opt(t, "cached_tokens", 0), cko_jnum_opt(t, "cost_usd", 0));
+	cJSON_Delete(s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	cko_setprog(argv[0]);
+	static const struct option lo[] = {
+		{"candidate", required_argument, 0, 'c'}, {"run", required_argument, 0, 'r'},
+		{"upto", required_argument, 0, 'u'},      {"props", required_argument, 0, 'p'},
+		{"reference", required_argument, 0, 'R'}, {"floor-slack", required_argument, 0, 'f'},
+		{"max-speedup", required_argument, 0, 'm'}, {"summary", required_argument, 0, 's'},
+		{"best", required_argument, 0, 'b'},      {"replay", required_argument, 0, 'y'},
+		{"print", required_argument, 0, 'P'},     {"output", required_argument, 0, 'o'},
+		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+	};
+	const char *cand = NULL, *run = NULL, *out = NULL, *sum = NULL, *best = NULL, *replay = NULL, *print = NULL;
+	int upto = -1, c;
+	cand_opts o = {NULL, NULL, 0.8, 1e4};
+	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'c': cand = optarg; break;
+		case 'r': run = optarg; break;
+		case 'u': upto = atoi(optarg); break;
+		case 'p': o.props = optarg; break;
+		case 'R': o.reference = optarg; break;
+		case 'f': o.floor_slack = atof(optarg); break;
+		case 'm': o.max_speedup = atof(optarg); break;
+		case 's': sum = optarg; break;
+		case 'b': best = optarg; break;
+		case 'y': replay = optarg; break;
+		case 'P': print = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind != argc || !!cand + !!run + !!print != 1)
+		usage(2);
+	if (print)
+		return print_summary(print);
+	if (cand) {
+		if (!out)
+			usage(2);
+		if (!(o.floor_slack > 0 && o.floor_slack <= 1) || !(o.max_speedup > 1))
+			cko_die(CKO_BADINPUT, "--floor-slack must be in (0, 1] and --max-speedup > 1");
+		return rank_candidate(cand, &o, out);
+	}
+	if (upto < 0)
+		cko_die(CKO_BADINPUT, "--run needs --upto N (the last iteration)");
+	return rank_run(run, upto, out, sum, best, replay);
+}
