@@ -74,7 +74,7 @@ test-san:
 	$(MAKE) SAN=1 test
 
 demo: all
-	sh tools/demo.sh
+	CKO_BIN=$(abspath $(BINDIR)) sh tools/demo.sh
 
 install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/cko $(DESTDIR)$(PREFIX)/share/man/man1

@@ -494,6 +494,7 @@ typedef struct {
 	cko_dbuf *dev;    /* [s * np + i] */
 	void **args;      /* [s * np + i] */
 	uint64_t *vals;   /* [s * np + i]: argument storage */
+	char *image;      /* the CUBIN, for reloading */
 } cko_exec;
 /* Loads the module and function and uploads the first nsets input sets.
  * 0 on success; 1 with err for a verdict (bad cubin, no such entry,
@@ -501,6 +502,9 @@ typedef struct {
  * trouble. */
 int cko_exec_open(cko_exec *x, const cko_request *rq, int nsets, char *err, size_t errlen);
 void cko_exec_close(cko_exec *x);
+/* Unloads and loads the module again: a fresh instance of every __device__
+ * variable, so nothing a kernel stashed there survives (0, or 1 with err). */
+int cko_exec_reload(cko_exec *x, char *err, size_t errlen);
 /* Enqueues on st: outputs of set s filled with byte `poison`; inout
  * buffers restored. */
 void cko_exec_reset(cko_exec *x, int s, int poison, CUstream st);
@@ -512,6 +516,10 @@ CUresult cko_wait_event(CUevent ev, double timeout_s);
 int cko_exec_check_guards(cko_exec *x, int s, char *msg, size_t n);
 /* 0 if set s's in buffers still hold their inputs, else 1 with a message. */
 int cko_exec_check_inputs(cko_exec *x, int s, char *msg, size_t n);
+/* Enqueues a kernel filling every SM's shared memory with a 32-bit pattern. */
+void cko_smem_poison(const cko_gpu *g, uint32_t pattern, CUstream st);
+#define CKO_SMEM_POISON_A 0x7149f2caU /* 1e30f */
+#define CKO_SMEM_POISON_B 0xf149f2caU /* -1e30f */
 /* Copies buffer i of set s to a fresh host tensor. */
 void cko_exec_read(cko_exec *x, int s, int i, cko_tensor *t);
 

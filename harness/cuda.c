@@ -97,6 +97,9 @@ void cko_gpu_open(cko_gpu *g)
 {
 	char err[512];
 	memset(g, 0, sizeof *g);
+	/* Load whole modules at cuModuleLoadData, never lazily at a launch,
+	 * so loading never falls inside a timed interval. */
+	setenv("CUDA_MODULE_LOADING", "EAGER", 1);
 	if (cko_cuda_load(err, sizeof err))
 		cko_die(CKO_ENV, "%s", err);
 	CUresult r = cuInit(0);

@@ -30,27 +30,9 @@ int cko_exec_open(cko_exec *x, const cko_request *rq, int nsets, char *err, size
 	x->rq = rq;
 	x->np = rq->nparams;
 	x->nsets = nsets < rq->nsets ? nsets : rq->nsets;
-	size_t len;
-	char *image = cko_read_file(rq->cubin, (size_t)256 << 20, &len);
-	CUresult r = cuModuleLoadData(&x->mod, image);
-	free(image);
-	if (r != CUDA_SUCCESS) {
-		snprintf(err, errlen, "%s: cannot load the module: %s", rq->cubin, cko_cu_name(r));
+	x->image = cko_read_file(rq->cubin, (size_t)256 << 20, NULL);
+	if (cko_exec_reload(x, err, errlen))
 		return 1;
-	}
-	r = cuModuleGetFunction(&x->fn, x->mod, rq->entry);
-	if (r != CUDA_SUCCESS) {
-		snprintf(err, errlen, "%s: no kernel named '%s' (%s)", rq->cubin, rq->entry, cko_cu_name(r));
-		return 1;
-	}
-	if (rq->launch.smem > 48 * 1024) {
-		r = cuFuncSetAttribute(x->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)rq->launch.smem);
-		if (r != CUDA_SUCCESS) {
-			snprintf(err, errlen, "%lld bytes of dynamic shared memory refused: %s", (long long)rq->launch.smem,
-				 cko_cu_name(r));
-			return 1;
-		}
-	}
 	size_t n = (size_t)x->nsets * (size_t)x->np;
 	x->host = xcalloc(n, sizeof *x->host);
 	x->dev = xcalloc(n, sizeof *x->dev);
@@ -83,6 +65,34 @@ int cko_exec_open(cko_exec *x, const cko_request *rq, int nsets, char *err, size
 	return 0;
 }
 
+int cko_exec_reload(cko_exec *x, char *err, size_t errlen)
+{
+	const cko_request *rq = x->rq;
+	if (x->mod)
+		CU_CHECK(cuModuleUnload(x->mod));
+	x->mod = NULL;
+	CUresult r = cuModuleLoadData(&x->mod, x->image);
+	if (r != CUDA_SUCCESS) {
+		x->mod = NULL;
+		snprintf(err, errlen, "%s: cannot load the module: %s", rq->cubin, cko_cu_name(r));
+		return 1;
+	}
+	r = cuModuleGetFunction(&x->fn, x->mod, rq->entry);
+	if (r != CUDA_SUCCESS) {
+		snprintf(err, errlen, "%s: no kernel named '%s' (%s)", rq->cubin, rq->entry, cko_cu_name(r));
+		return 1;
+	}
+	if (rq->launch.smem > 48 * 1024) {
+		r = cuFuncSetAttribute(x->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)rq->launch.smem);
+		if (r != CUDA_SUCCESS) {
+			snprintf(err, errlen, "%lld bytes of dynamic shared memory refused: %s", (long long)rq->launch.smem,
+				 cko_cu_name(r));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void cko_exec_close(cko_exec *x)
 {
 	size_t n = (size_t)x->nsets * (size_t)x->np;
@@ -96,6 +106,7 @@ void cko_exec_close(cko_exec *x)
 	}
 	if (x->mod)
 		cuModuleUnload(x->mod);
+	free(x->image);
 	free(x->host);
 	free(x->dev);
 	free(x->args);
@@ -202,4 +213,37 @@ void cko_exec_read(cko_exec *x, int s, int i, cko_tensor *t)
 	t->count = q->count;
 	t->data = xmalloc(param_bytes(q));
 	CU_CHECK(cuMemcpyDtoH(t->data, x->dev[AT(x, s, i)].ptr, param_bytes(q)));
+}
+
+/* Shared memory is poisoned too: a kernel that reads shared memory it never
+ * wrote then sees different garbage in the two launches of cko-run. A PTX
+ * kernel (JIT-compiled by the driver) fills the largest block's worth of
+ * shared memory on every SM. */
+static const char smem_fill_ptx[] =
+	".version 7.0\n.target sm_70\n.address_size 64\n"
+	".extern .shared .align 16 .b8 cko_smem[];\n"
+	".visible .entry cko_smem_fill(.param .u32 p0, .param .u32 p1)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n"
+	"\tld.param.u32 %r1, [p0];\n\tld.param.u32 %r2, [p1];\n"
+	"\tmov.u32 %r3, %tid.x;\n\tmov.u32 %r6, %ntid.x;\n\tmov.u32 %r7, cko_smem;\n"
+	"$L_loop:\n\tsetp.ge.u32 %p1, %r3, %r1;\n\t@%p1 bra $L_done;\n"
+	"\tshl.b32 %r4, %r3, 2;\n\tadd.s32 %r5, %r7, %r4;\n\tst.volatile.shared.u32 [%r5], %r2;\n"
+	"\tadd.s32 %r3, %r3, %r6;\n\tbra.uni $L_loop;\n$L_done:\n\tret;\n}\n";
+
+static CUmodule smem_mod;
+static CUfunction smem_fn;
+static int smem_bytes, smem_blocks;
+
+void cko_smem_poison(const cko_gpu *g, uint32_t pattern, CUstream st)
+{
+	if (!smem_fn) {
+		CU_CHECK(cuModuleLoadData(&smem_mod, smem_fill_ptx));
+		CU_CHECK(cuModuleGetFunction(&smem_fn, smem_mod, "cko_smem_fill"));
+		smem_bytes = cko_gpu_attr(g, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+		CU_CHECK(cuFuncSetAttribute(smem_fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem_bytes));
+		smem_blocks = 2 * g->sms;
+	}
+	unsigned words = (unsigned)smem_bytes / 4;
+	void *args[] = {&words, &pattern};
+	CU_CHECK(cuLaunchKernel(smem_fn, (unsigned)smem_blocks, 1, 1, 1024, 1, 1, (unsigned)smem_bytes, st, args, NULL));
 }

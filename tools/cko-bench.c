@@ -113,27 +113,40 @@ static void bench_request(bench *B, const char *path, cJSON *c)
 		CU_CHECK(cuEventCreate(&ev[i], CU_EVENT_DEFAULT));
 	CUevent done;
 	CU_CHECK(cuEventCreate(&done, CU_EVENT_DEFAULT));
-	/* Enqueue everything first, so the GPU runs start event, kernel and stop
-	 * event back to back; the flush before each gives the host time to queue. */
+	/* With the flush (the default) every launch runs in a freshly loaded
+	 * module, so nothing kept in __device__ memory survives from one launch
+	 * to the next; the flush keeps the GPU busy while the host queues the
+	 * start event, the kernel and the stop event, so they run back to back.
+	 * Without it, everything is queued at once. */
 	CUresult r = CUDA_SUCCESS;
 	for (int i = 0; i < total && r == CUDA_SUCCESS; i++) {
 		int s = i % x.nsets, t = i - B->warmup;
+		if (B->flush && i > 0) {
+			r = cko_wait_event(done, B->timeout);
+			if (r != CUDA_SUCCESS)
+				break;
+			if (cko_exec_reload(&x, err, sizeof err)) {
+				fail(c, "launch_error", NULL, err);
+				goto done;
+			}
+		}
 		cko_exec_reset(&x, s, CKO_POISON_A, B->st);
 		if (B->flush)
 			CU_CHECK(cuMemsetD8Async(B->flushbuf, (unsigned char)i, B->flushbytes, B->st));
 		if (t >= 0)
 			CU_CHECK(cuEventRecord(ev[2 * t], B->st));
 		r = cko_exec_launch(&x, s, B->st);
-		if (t >= 0 && r == CUDA_SUCCESS)
+		if (r != CUDA_SUCCESS) {
+			fail(c, cko_cu_is_fault(r) ? "fault" : "launch_error", cko_cu_name(r), "cuLaunchKernel failed");
+			B->lost = cko_cu_is_fault(r);
+			goto done;
+		}
+		if (t >= 0)
 			CU_CHECK(cuEventRecord(ev[2 * t + 1], B->st));
+		CU_CHECK(cuEventRecord(done, B->st));
 	}
-	if (r != CUDA_SUCCESS) {
-		fail(c, cko_cu_is_fault(r) ? "fault" : "launch_error", cko_cu_name(r), "cuLaunchKernel failed");
-		B->lost = cko_cu_is_fault(r);
-		goto done;
-	}
-	CU_CHECK(cuEventRecord(done, B->st));
-	r = cko_wait_event(done, B->timeout * total);
+	if (r == CUDA_SUCCESS)
+		r = cko_wait_event(done, B->timeout * (B->flush ? 1 : total));
 	if (r != CUDA_SUCCESS) {
 		char m[128];
 		snprintf(m, sizeof m, "%s while timing", r == CKO_CU_TIMEOUT ? "did not finish" : "faulted");

@@ -81,12 +81,14 @@ typedef struct {
 	int timed_out;
 	CUstream st;
 	CUevent e0, e1;
+	const cko_gpu *g;
 } runner;
 
 /* One launch of set s with poison byte; 0 ok, else fills status/message. */
 static int launch_once(runner *R, cko_exec *x, int s, int poison, cJSON *c, double *ms)
 {
 	cko_exec_reset(x, s, poison, R->st);
+	cko_smem_poison(R->g, poison == CKO_POISON_A ? CKO_SMEM_POISON_A : CKO_SMEM_POISON_B, R->st);
 	CU_CHECK(cuEventRecord(R->e0, R->st));
 	CUresult r = cko_exec_launch(x, s, R->st);
 	if (r != CUDA_SUCCESS) {
@@ -265,6 +267,7 @@ int main(int argc, char **argv)
 	cJSON_AddBoolToObject(result, "double", twice);
 	cJSON *cases = cJSON_AddArrayToObject(result, "cases");
 	runner R = {0};
+	R.g = &g;
 	CU_CHECK(cuStreamCreate(&R.st, CU_STREAM_NON_BLOCKING));
 	CU_CHECK(cuEventCreate(&R.e0, CU_EVENT_DEFAULT));
 	CU_CHECK(cuEventCreate(&R.e1, CU_EVENT_DEFAULT));

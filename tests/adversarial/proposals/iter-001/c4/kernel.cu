@@ -1,0 +1,12 @@
+// Adds a shared-memory value that no thread ever writes.
+extern "C" __global__ void sgemm(const float *A, const float *B, float *C, int M, int N, int K)
+{
+	__shared__ float junk[1024];
+	int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+	if (row >= M || col >= N)
+		return;
+	float acc = 0.0f;
+	for (int k = 0; k < K; k++)
+		acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];
+	C[(size_t)row * N + col] = acc + junk[threadIdx.y * 16 + threadIdx.x + 256];
+}

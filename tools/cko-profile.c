@@ -1,0 +1,355 @@
+/* cko-profile: replays one launch request under Nsight Compute (ncu runs
+ * `cko-run --no-double` on the request and profiles the entry's first
+ * launch), keeps the report, and extracts the metrics the model needs as
+ * profile.json plus a short text summary. Any profiler trouble is an
+ * environment failure (exit 3) that the run survives without a profile. */
+#include "cko.h"
+#include "ncu.h"
+
+#include <getopt.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_OUT (64u << 20)
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: cko-profile [-o profile.json] [--summary summary.txt] [--report file.ncu-rep] [--ncu path]\n"
+		"                   [--timeout s] [--save-csv file.csv] request.json\n"
+		"       cko-profile --csv file.csv [-o profile.json] [--summary summary.txt] [request.json]\n");
+	exit(status);
+}
+
+static const char *out_json = "-", *out_summary;
+static cJSON *result;
+
+/* Writes the failed profile (so the model can be told why there is none)
+ * and exits 3. */
+static _Noreturn void unavailable(const char *status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void unavailable(const char *status, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cJSON_ReplaceItemInObject(result, "status", cJSON_CreateString(status));
+	cJSON_AddStringToObject(result, "message", msg);
+	cko_json_write(out_json, result);
+	if (out_summary) {
+		char *s = xasprintf("No profile: %s\n", msg);
+		cko_write_file(out_summary, s, strlen(s));
+		free(s);
+	}
+	cko_die(CKO_ENV, "%s", msg);
+}
+
+static char *which(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *p = xstrdup(path ? path : "/usr/bin:/bin");
+	for (char *save, *d = strtok_r(p, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char *f = xasprintf("%s/%s", *d ? d : ".", name);
+		if (!access(f, X_OK)) {
+			free(p);
+			return f;
+		}
+		free(f);
+	}
+	free(p);
+	return NULL;
+}
+
+/* --ncu, $NCU, PATH, the CUDA toolkit, then the newest Nsight Compute
+ * under /opt/nvidia/nsight-compute. */
+static char *find_ncu(const char *opt)
+{
+	const char *e = getenv("NCU");
+	if (opt || (e && *e)) {
+		const char *p = opt ? opt : e;
+		if (access(p, X_OK))
+			unavailable("no_ncu", "%s%s: ncu is not there or not executable", opt ? "--ncu " : "NCU=", p);
+		return xstrdup(p);
+	}
+	char *w = which("ncu");
+	if (w)
+		return w;
+	if (!access("/usr/local/cuda/bin/ncu", X_OK))
+		return xstrdup("/usr/local/cuda/bin/ncu");
+	glob_t g;
+	char *found = NULL;
+	if (!glob("/opt/nvidia/nsight-compute/*/ncu", 0, NULL, &g)) {
+		for (size_t i = g.gl_pathc; i-- > 0 && !found;) /* sorted: the last is the newest */
+			if (!access(g.gl_pathv[i], X_OK))
+				found = xstrdup(g.gl_pathv[i]);
+		globfree(&g);
+	}
+	if (!found)
+		unavailable("no_ncu", "ncu (Nsight Compute) not found: give --ncu PATH or set NCU");
+	return found;
+}
+
+/* cko-run beside this program, else on PATH. */
+static char *find_cko_run(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n > 0) {
+		buf[n] = 0;
+		char *d = cko_dirname(buf), *f = xasprintf("%s/cko-run", d);
+		free(d);
+		if (!access(f, X_OK))
+			return f;
+		free(f);
+	}
+	char *w = which("cko-run");
+	if (!w)
+		unavailable("error", "cko-run not found beside cko-profile or on PATH");
+	return w;
+}
+
+static const char *tail(const char *s, size_t n)
+{
+	size_t l = s ? strlen(s) : 0;
+	return l > n ? s + l - n : s ? s : "";
+}
+
+/* The profiler's verdict on its own run: NULL when it went fine. */
+static const char *ncu_trouble(const cko_proc *r, const char **status)
+{
+	const char *o = r->out ? r->out : "";
+	if (r->timed_out)
+		return *status = "timeout", "ncu did not finish in time";
+	if (strstr(o, "ERR_NVGPUCTRPERM"))
+		return *status = "no_permission",
+		       "ncu may not read the GPU performance counters (ERR_NVGPUCTRPERM): run as root or allow "
+		       "profiling for all users (nvidia driver option NVreg_RestrictProfilingToAdminUsers=0)";
+	if (strstr(o, "No kernels were profiled"))
+		return *status = "no_kernel", "ncu profiled no kernel: the entry was not launched (did cko-run fail?)";
+	if (strstr(o, "==ERROR=="))
+		return *status = "profiler_error", "ncu reported an error";
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	cko_setprog(argv[0]);
+	static const struct option lo[] = {
+		{"output", required_argument, 0, 'o'}, {"summary", required_argument, 0, 's'},
+		{"report", required_argument, 0, 'r'}, {"ncu", required_argument, 0, 'N'},
+		{"timeout", required_argument, 0, 't'}, {"csv", required_argument, 0, 'C'},
+		{"save-csv", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *report = NULL, *ncu_opt = NULL, *csv_in = NULL, *csv_save = NULL;
+	double timeout = 600;
+	int c;
+	while ((c = getopt_long(argc, argv, "o:s:t:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': out_json = optarg; break;
+		case 's': out_summary = optarg; break;
+		case 'r': report = optarg; break;
+		case 'N': ncu_opt = optarg; break;
+		case 't': {
+			char *end;
+			timeout = strtod(optarg, &end);
+			if (*end || !(timeout > 0))
+				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
+			break;
+		}
+		case 'C': csv_in = optarg; break;
+		case 'S': csv_save = optarg; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind < argc - 1 || (optind == argc && !csv_in))
+		usage(2);
+	const char *reqpath = optind < argc ? argv[optind] : NULL;
+	if (report && (strlen(report) < 9 || strcmp(report + strlen(report) - 8, ".ncu-rep")))
+		cko_die(CKO_BADINPUT, "--report %s: the name must end in .ncu-rep", report);
+
+	result = cJSON_CreateObject();
+	cJSON_AddStringToObject(result, "tool", "cko-profile");
+	cJSON_AddStringToObject(result, "status", "ok");
+	cko_request rq = {0};
+	const char *entry = NULL;
+	if (reqpath) {
+		cko_request_load(reqpath, &rq);
+		entry = rq.entry;
+		cJSON_AddStringToObject(result, "request", reqpath);
+		cJSON_AddStringToObject(result, "case", rq.case_name);
+		cJSON_AddStringToObject(result, "entry", rq.entry);
+		cJSON *g = cJSON_AddArrayToObject(result, "grid"), *b = cJSON_AddArrayToObject(result, "block");
+		for (int i = 0; i < 3; i++) {
+			cJSON_AddItemToArray(g, cJSON_CreateNumber((double)rq.launch.grid[i]));
+			cJSON_AddItemToArray(b, cJSON_CreateNumber((double)rq.launch.block[i]));
+		}
+		cJSON_AddNumberToObject(result, "smem", (double)rq.launch.smem);
+	}
+
+	char *csv = NULL;
+	char *ncu = NULL, *tmpdir = NULL, *tmprep = NULL, *keep = NULL;
+	if (csv_in) {
+		csv = cko_read_file(csv_in, MAX_OUT, NULL);
+		cJSON_AddStringToObject(result, "csv", csv_in);
+	} else {
+		ncu = find_ncu(ncu_opt);
+		cJSON_AddStringToObject(result, "ncu", ncu);
+		char *runner = find_cko_run();
+		/* The report: --report, else beside profile.json, else temporary. */
+		if (report)
+			keep = xstrdup(report);
+		else if (strcmp(out_json, "-")) {
+			size_t n = strlen(out_json);
+			keep = n > 5 && !strcmp(out_json + n - 5, ".json") ? xasprintf("%.*s.ncu-rep", (int)(n - 5), out_json)
+									    : xasprintf("%s.ncu-rep", out_json);
+		}
+		const char *td = getenv("TMPDIR");
+		tmpdir = xasprintf("%s/cko-profile.XXXXXX", td && *td ? td : "/tmp");
+		if (!mkdtemp(tmpdir))
+			cko_die(CKO_ENV, "%s: cannot make a temporary folder", tmpdir);
+		/* ncu writes the report itself: into a temporary name beside the
+		 * target, renamed when complete, so it is never half written. */
+		if (keep) {
+			char *d = cko_dirname(keep);
+			cko_mkdir_p(d);
+			free(d);
+			tmprep = xasprintf("%.*s.tmp.%ld.ncu-rep", (int)(strlen(keep) - 8), keep, (long)getpid());
+		} else {
+			tmprep = xasprintf("%s/report.ncu-rep", tmpdir);
+		}
+		char *runjson = xasprintf("%s/run.json", tmpdir);
+		char *metrics = cko_ncu_metric_list();
+		char *av[40];
+		int n = 0;
+		av[n++] = ncu;
+		av[n++] = "--clock-control";
+		av[n++] = "none";
+		av[n++] = "--target-processes";
+		av[n++] = "all";
+		av[n++] = "--kernel-name-base";
+		av[n++] = "function";
+		av[n++] = "--kernel-name";
+		av[n++] = (char *)entry;
+		av[n++] = "--launch-count";
+		av[n++] = "1";
+		av[n++] = "--set";
+		int set_at = n;
+		av[n++] = "basic";
+		int metrics_at = n;
+		av[n++] = "--metrics";
+		av[n++] = metrics;
+		av[n++] = "-o";
+		av[n++] = tmprep;
+		av[n++] = "-f";
+		av[n++] = runner;
+		av[n++] = "--no-double";
+		av[n++] = "--sets";
+		av[n++] = "1";
+		av[n++] = "--no-write";
+		/* cko-run's own watchdog allows 4 x -t + 60 s: fit it to ours,
+		 * since replaying the kernel for every counter pass is slow. */
+		char tbuf[32];
+		snprintf(tbuf, sizeof tbuf, "%g", timeout > 100 ? (timeout - 60) / 4 : 10);
+		av[n++] = "-t";
+		av[n++] = tbuf;
+		av[n++] = "-o";
+		av[n++] = runjson;
+		av[n++] = (char *)reqpath;
+		av[n] = NULL;
+		cko_info("profiling %s under %s", reqpath, ncu);
+		cko_proc r;
+		if (cko_run_argv(av, NULL, timeout, MAX_OUT, 1, &r))
+			unavailable("profiler_error", "cannot run %s", ncu);
+		if (r.status == 127 && !r.out_len)
+			unavailable("no_ncu", "%s could not be started", ncu);
+		if (!r.timed_out && r.out && strstr(r.out, "Failed to find metric")) {
+			/* An ncu that lacks one of the metrics: take the full set,
+			 * which holds what this version offers. */
+			cko_warn("ncu lacks some requested metrics; profiling with --set full instead");
+			cJSON_AddStringToObject(result, "note", "collected with --set full: ncu lacked some requested metrics");
+			cko_proc_free(&r);
+			av[set_at] = "full";
+			memmove(&av[metrics_at], &av[metrics_at + 2], (size_t)(n - metrics_at - 1) * sizeof *av);
+			if (cko_run_argv(av, NULL, timeout, MAX_OUT, 1, &r))
+				unavailable("profiler_error", "cannot run %s", ncu);
+		}
+		const char *status, *why = ncu_trouble(&r, &status);
+		if (!why && !cko_exists(tmprep))
+			status = "profiler_error", why = "ncu wrote no report";
+		if (why) {
+			unlink(tmprep);
+			unavailable(status, "%s (exit status %d); ncu's last output: %s", why, r.status, tail(r.out, 1500));
+		}
+		if (r.status)
+			cko_warn("ncu exited with status %d (the profiled program failed?): %s", r.status, tail(r.out, 600));
+		cko_proc_free(&r);
+
+		char *iv[] = {ncu, "--import", tmprep, "--csv", "--page", "raw", "--print-units", "base",
+			      "--print-kernel-base", "function", NULL};
+		if (cko_run_argv(iv, NULL, timeout, MAX_OUT, 0, &r))
+			unavailable("profiler_error", "cannot run %s", ncu);
+		if (r.status || r.timed_out) {
+			unlink(tmprep);
+			unavailable("profiler_error", "ncu --import %s failed (exit status %d): %s", tmprep, r.status,
+				    tail(r.out, 1500));
+		}
+		csv = r.out;
+		r.out = NULL;
+		if (keep) {
+			if (rename(tmprep, keep))
+				cko_die(CKO_ENV, "%s: cannot rename to %s", tmprep, keep);
+			cJSON_AddStringToObject(result, "report", keep);
+		} else {
+			unlink(tmprep);
+		}
+		unlink(runjson);
+		rmdir(tmpdir);
+		free(runjson);
+		free(metrics);
+		free(runner);
+	}
+	if (csv_save)
+		cko_write_file(csv_save, csv, strlen(csv));
+
+	cko_ncu_table t;
+	char err[512];
+	if (cko_ncu_parse_csv(csv, &t, err, sizeof err)) {
+		if (csv_in)
+			cko_die(CKO_BADINPUT, "%s: %s", csv_in, err);
+		unavailable("profiler_error", "ncu's CSV export: %s", err);
+	}
+	int row = entry ? cko_ncu_find_kernel(&t, entry) : 0; /* without a request: the first kernel */
+	if (row < 0) {
+		if (csv_in)
+			cko_die(CKO_BADINPUT, "%s: no kernel named %s among its %d rows", csv_in, entry, t.nrows);
+		unavailable("no_kernel", "the report holds no kernel named %s", entry);
+	}
+	cko_ncu_profile(&t, row, result);
+	int nmetrics = cJSON_GetArraySize(cJSON_GetObjectItem(result, "metrics"));
+	if (!nmetrics) {
+		if (csv_in)
+			cko_die(CKO_BADINPUT, "%s: none of the expected ncu metrics is present", csv_in);
+		unavailable("profiler_error", "the report holds none of the expected metrics");
+	}
+	char *summary = cko_ncu_summary(result);
+	cko_json_write(out_json, result);
+	if (out_summary)
+		cko_write_file(out_summary, summary, strlen(summary));
+	cko_info("%d metrics, %d missing", nmetrics, cJSON_GetArraySize(cJSON_GetObjectItem(result, "missing")));
+	free(summary);
+	cko_ncu_table_free(&t);
+	free(csv);
+	free(ncu);
+	free(tmpdir);
+	free(tmprep);
+	free(keep);
+	if (reqpath)
+		cko_request_free(&rq);
+	cJSON_Delete(result);
+	return CKO_OK;
+}
