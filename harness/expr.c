@@ -117,6 +117,8 @@ static int64_t call(parser *ps, const char *name)
 	/* ceil_div */
 	if (a[1] == 0)
 		return fail(ps, "division by zero in ceil_div");
+	if (a[0] == INT64_MIN && a[1] == -1)
+		return fail(ps, "integer overflow in ceil_div");
 	int64_t q = a[0] / a[1], r = a[0] % a[1];
 	return q + (r != 0 && ((r > 0) == (a[1] > 0)));
 }
@@ -145,6 +147,7 @@ static int64_t primary(parser *ps)
 	if (isalpha((unsigned char)*ps->p) || *ps->p == '_') {
 		char name[64];
 		size_t n = 0;
+		const char *start = ps->p;
 		while (isalnum((unsigned char)*ps->p) || *ps->p == '_') {
 			if (n + 1 >= sizeof name)
 				return fail(ps, "name too long");
@@ -160,7 +163,7 @@ static int64_t primary(parser *ps)
 		if (ps->check_only)
 			return 1;
 		if (!cko_env_get(ps->env, name, &v)) {
-			ps->p -= n;
+			ps->p = start; /* accept() above may have skipped white space too */
 			char msg[128];
 			snprintf(msg, sizeof msg, "unknown name '%s'", name);
 			return fail(ps, msg);
@@ -177,7 +180,8 @@ static int64_t unary(parser *ps)
 	int64_t v;
 	if (accept(ps, "-")) {
 		v = unary(ps);
-		v = checked(ps, v == INT64_MIN, -v);
+		/* -INT64_MIN is undefined: test before negating. */
+		v = v == INT64_MIN ? checked(ps, 1, v) : -v;
 	} else if (accept(ps, "+")) {
 		v = unary(ps);
 	} else if (accept(ps, "!")) {
@@ -307,7 +311,8 @@ int cko_expr_json(const cJSON *item, const cko_env *env, int64_t *out, char *err
 {
 	if (cJSON_IsNumber(item)) {
 		double d = item->valuedouble;
-		if (d != (double)(int64_t)d || d > 9.2e18 || d < -9.2e18) {
+		/* Range first: converting NaN or a value beyond int64 is undefined. */
+		if (!(d <= 9.2e18 && d >= -9.2e18) || d != (double)(int64_t)d) {
 			snprintf(err, errlen, "%g is not an integer", d);
 			return -1;
 		}

@@ -297,7 +297,7 @@ void cko_launch_validate(const cJSON *l, const char *file)
 void cko_launch_defines_env(const cJSON *l, cko_env *env)
 {
 	for (const cJSON *d = cko_jget(l, "defines") ? cko_jget(l, "defines")->child : NULL; d; d = d->next)
-		if (cJSON_IsNumber(d) && d->valuedouble == floor(d->valuedouble))
+		if (cJSON_IsNumber(d) && d->valuedouble == floor(d->valuedouble) && fabs(d->valuedouble) < 9e15)
 			cko_env_set(env, d->string, (int64_t)d->valuedouble);
 }
 
