@@ -10,7 +10,7 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CFLAGS   ?= $(OPT)
 CFLAGS   += -std=c11 $(WARN) -D_GNU_SOURCE -Iharness -I$(CUDA)/include -MMD -MP
 LDFLAGS  += -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
-LDLIBS   += -Wl,--as-needed -lcjson -lcurl -lnvrtc -ldl -lm
+LDLIBS   += -Wl,--as-needed -lcjson -lcurl -lnvrtc -ldl -lm -pthread
 
 ifeq ($(SAN),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
