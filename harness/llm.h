@@ -198,11 +198,12 @@ char *llm_template_path(const char *arg);
 /* ---- llm_context.c ---- */
 typedef struct {
 	int mode_repair;   /* the last iteration has no valid candidate */
+	char parent[64];   /* the candidate to repair, else the best so far ("" if none) */
 	char *markdown;    /* the context document */
 } llm_context;
 /* Builds the context for iteration iter of the run folder rundir from the
  * iterations before it. Hidden cases appear by class only. */
 void llm_context_build(const char *rundir, int iter, llm_context *ctx);
-void llm_context_free(llm_context *ctx);
+void llm_context_free(llm_context *c);
 
 #endif

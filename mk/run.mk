@@ -164,21 +164,25 @@ PROPOSE_tune = cko-tune $(if $(SPACE),-s $(SPACE),--kernel $(INITIAL) -l $(INITI
 	-i $(2) -k $(CANDIDATES) --seed $(SEED) --strategy $(STRATEGY) -o $(1)
 PROPOSE_manual = cko-propose-manual -i $(2) -k $(CANDIDATES) -o $(1) $(PROPOSALS)
 
-define iteration
-iter-$(1)/history.json: $(call results_of,$(2))
-	@mkdir -p iter-$(1)
-	cko-rank --run . --upto $(2) -o $$@
-
+# $(call propose,NNN): the rule that makes iter-NNN/proposed.json
+# (mk/llm.mk replaces it when a model proposes).
+define propose
 iter-$(1)/proposed.json: iter-$(1)/history.json
 	$(call PROPOSE_$(PROPOSER),iter-$(1),$(1))
-
-$(foreach j,$(CAND_NUMS),$(eval $(call candidate,iter-$(1)/c$(j),iter-$(1)/proposed.json)))
 endef
-$(foreach i,$(ITER_NUMS),$(eval $(call iteration,$(call pad,$(i)),$(call pad,$(shell echo $$(($(i) - 1)))))))
-
 ifeq ($(PROPOSER),llm)
 include $(CKO_SHARE)/mk/llm.mk
 endif
+
+define iteration
+iter-$(1)/history.json: $(call results_of,$(2)) $(HISTORY_EXTRA)
+	@mkdir -p iter-$(1)
+	cko-rank --run . --upto $(2) -o $$@
+
+$(eval $(call propose,$(1)))
+$(foreach j,$(CAND_NUMS),$(eval $(call candidate,iter-$(1)/c$(j),iter-$(1)/proposed.json)))
+endef
+$(foreach i,$(ITER_NUMS),$(eval $(call iteration,$(call pad,$(i)),$(call pad,$(shell echo $$(($(i) - 1)))))))
 
 # ---- finalize ----
 # best.cu, best-launch.json and replay/ come with them when a candidate is valid.

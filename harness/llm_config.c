@@ -1,0 +1,309 @@
+/* llm_config.c: cko-llm's run config, the API key from the environment or
+ * a .env file, and masking that key in everything saved or shown. */
+#include "llm.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const config_keys[] = {
+	"base_url", "model", "reasoning_effort", "max_completion_tokens", "temperature", "timeout_s",
+	"connect_timeout_s", "max_retries", "retry_base_s", "retry_max_s", "structured", "prices", "tool_rounds",
+	"tool_calls_per_round", "tool_timeout_s", "tool_output_max", "response_max_bytes", "answer_max_bytes",
+	"extra_body", "comment", NULL,
+};
+
+static double num_in(const cJSON *o, const char *key, double dflt, double lo, double hi, const char *file,
+		     const char *field)
+{
+	const cJSON *v = cko_jget(o, key);
+	if (!v)
+		return dflt;
+	if (!cJSON_IsNumber(v))
+		cko_jfail(file, cko_field(field, key), "expected a number");
+	if (v->valuedouble < lo || v->valuedouble > hi)
+		cko_jfail(file, cko_field(field, key), "%g is outside %g..%g", v->valuedouble, lo, hi);
+	return v->valuedouble;
+}
+
+static int64_t int_in(const cJSON *o, const char *key, int64_t dflt, int64_t lo, int64_t hi, const char *file,
+		      const char *field)
+{
+	int64_t v = cko_jint_opt(o, key, dflt, file, field);
+	if (v < lo || v > hi)
+		cko_jfail(file, cko_field(field, key), "%lld is outside %lld..%lld", (long long)v, (long long)lo,
+			  (long long)hi);
+	return v;
+}
+
+void llm_config_load(const char *path, llm_config *c)
+{
+	memset(c, 0, sizeof *c);
+	cJSON *root = path ? cko_json_load(path) : cJSON_CreateObject();
+	const char *file = path ? path : "(defaults)";
+	c->file = xstrdup(file);
+	/* A run's config.json (cko-init's, or the file given to cko-init
+	 * --config) keeps the settings under "model_settings" and may name the
+	 * model at the top; any other file is the settings themselves. */
+	const cJSON *o = root, *top_model = NULL;
+	const char *field = "";
+	cJSON *empty = NULL;
+	if (cko_jget(root, "model_settings") || !strcmp(cko_jstr_opt(root, "tool", ""), "cko-init")) {
+		o = cko_jget(root, "model_settings");
+		if (!o)
+			o = empty = cJSON_CreateObject();
+		field = "model_settings";
+		top_model = cko_jget(root, "model");
+		if (top_model && !cJSON_IsString(top_model))
+			cko_jfail(file, "model", "expected a model name");
+	}
+	cko_jkeys(o, file, field, config_keys);
+
+	const char *s = cko_jstr_opt(o, "base_url", "https://api.openai.com/v1");
+	if (cko_jget(o, "base_url") && !cJSON_IsString(cko_jget(o, "base_url")))
+		cko_jfail(file, cko_field(field, "base_url"), "expected a string");
+	if (strncmp(s, "http://", 7) && strncmp(s, "https://", 8))
+		cko_jfail(file, cko_field(field, "base_url"), "'%s' is not an http:// or https:// URL", s);
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			cko_jfail(file, cko_field(field, "base_url"), "contains a space or a control character");
+	c->base_url = xstrdup(s);
+	size_t n = strlen(c->base_url);
+	while (n && c->base_url[n - 1] == '/')
+		c->base_url[--n] = 0;
+
+	const cJSON *m = top_model ? top_model : cko_jget(o, "model");
+	if (m && (!cJSON_IsString(m) || !*m->valuestring || strlen(m->valuestring) > 200))
+		cko_jfail(file, cko_field(field, "model"), "expected a model name");
+	c->model = xstrdup(m ? m->valuestring : "gpt-5-mini");
+
+	/* null (or "") turns the field off for servers that reject it. */
+	const cJSON *r = cko_jget(o, "reasoning_effort");
+	if (r && !cJSON_IsNull(r) && !cJSON_IsString(r))
+		cko_jfail(file, cko_field(field, "reasoning_effort"), "expected a string or null");
+	if (!r)
+		c->reasoning_effort = xstrdup("medium");
+	else if (cJSON_IsString(r) && *r->valuestring) {
+		if (strlen(r->valuestring) > 32 || strspn(r->valuestring, "abcdefghijklmnopqrstuvwxyz_") !=
+							   strlen(r->valuestring))
+			cko_jfail(file, cko_field(field, "reasoning_effort"), "expected e.g. minimal, low, medium or high");
+		c->reasoning_effort = xstrdup(r->valuestring);
+	}
+
+	c->max_completion_tokens = int_in(o, "max_completion_tokens", 0, 0, 10000000, file, field);
+	const cJSON *t = cko_jget(o, "temperature");
+	if (t && !cJSON_IsNull(t)) {
+		c->has_temperature = 1;
+		c->temperature = num_in(o, "temperature", 1, 0, 2, file, field);
+	}
+	c->timeout_s = num_in(o, "timeout_s", 600, 0.001, 86400, file, field);
+	c->connect_timeout_s = num_in(o, "connect_timeout_s", 30, 0.001, 3600, file, field);
+	c->max_retries = (int)int_in(o, "max_retries", 6, 0, 100, file, field);
+	c->retry_base_s = num_in(o, "retry_base_s", 2, 0, 3600, file, field);
+	c->retry_max_s = num_in(o, "retry_max_s", 120, 0, 3600, file, field);
+
+	s = cko_jstr_opt(o, "structured", "auto");
+	if (strcmp(s, "auto") && strcmp(s, "json_schema") && strcmp(s, "fenced"))
+		cko_jfail(file, cko_field(field, "structured"), "expected auto, json_schema or fenced, not '%s'", s);
+	c->structured = xstrdup(s);
+
+	const cJSON *p = cko_jget(o, "prices");
+	if (p && !cJSON_IsNull(p)) {
+		static const char *const pk[] = {"prompt", "cached", "completion", "comment", NULL};
+		const char *pf = cko_field(field, "prices");
+		char pfb[128];
+		snprintf(pfb, sizeof pfb, "%s", pf);
+		cko_jkeys(p, file, pfb, pk);
+		c->has_prices = 1;
+		c->price_prompt = num_in(p, "prompt", 0, 0, 1e6, file, pfb);
+		c->price_completion = num_in(p, "completion", 0, 0, 1e6, file, pfb);
+		c->price_cached = num_in(p, "cached", c->price_prompt, 0, 1e6, file, pfb);
+	}
+	c->tool_rounds = (int)int_in(o, "tool_rounds", 8, 0, 100, file, field);
+	c->tool_calls_per_round = (int)int_in(o, "tool_calls_per_round", 8, 1, 64, file, field);
+	c->tool_timeout_s = num_in(o, "tool_timeout_s", 120, 0.01, 3600, file, field);
+	c->tool_output_max = (size_t)int_in(o, "tool_output_max", 32768, 256, 1 << 22, file, field);
+	c->response_max = (size_t)int_in(o, "response_max_bytes", 8 << 20, 4096, 256 << 20, file, field);
+	c->answer_max = (size_t)int_in(o, "answer_max_bytes", 2 << 20, 1024, 64 << 20, file, field);
+
+	const cJSON *x = cko_jget(o, "extra_body");
+	if (x) {
+		static const char *const reserved[] = {"model", "messages", "tools", "tool_choice", "response_format",
+						       "stream", NULL};
+		if (!cJSON_IsObject(x))
+			cko_jfail(file, cko_field(field, "extra_body"), "expected an object");
+		for (const cJSON *e = x->child; e; e = e->next)
+			for (const char *const *k = reserved; *k; k++)
+				if (!strcmp(*k, e->string))
+					cko_jfail(file, cko_field(cko_field(field, "extra_body"), e->string),
+						  "cko-llm sets this field itself");
+		c->extra_body = cJSON_Duplicate(x, 1);
+	}
+	cJSON_Delete(empty);
+	cJSON_Delete(root);
+}
+
+void llm_config_free(llm_config *c)
+{
+	free(c->file);
+	free(c->base_url);
+	free(c->model);
+	free(c->reasoning_effort);
+	free(c->structured);
+	cJSON_Delete(c->extra_body);
+	memset(c, 0, sizeof *c);
+}
+
+/* ---- the key ---- */
+
+/* OPENAI_API_KEY's value in a .env text, or NULL. Lines are KEY=VALUE,
+ * optionally after "export ", with optional quotes; # starts a comment. */
+static char *dotenv_key(const char *text)
+{
+	char *found = NULL;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = strndup(p, n);
+		p = nl ? nl + 1 : p + n;
+		char *s = line;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!strncmp(s, "export", 6) && isspace((unsigned char)s[6]))
+			for (s += 6; isspace((unsigned char)*s); s++)
+				;
+		if (strncmp(s, "OPENAI_API_KEY", 14)) {
+			free(line);
+			continue;
+		}
+		s += 14;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s != '=') {
+			free(line);
+			continue;
+		}
+		s++;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		char *e;
+		if (*s == '"' || *s == '\'') {
+			char q = *s++;
+			e = strchr(s, q);
+			if (!e)
+				e = s + strlen(s);
+		} else {
+			e = s + strcspn(s, "#");
+			while (e > s && isspace((unsigned char)e[-1]))
+				e--;
+		}
+		*e = 0;
+		free(found);
+		found = xstrdup(s); /* the last assignment wins, as in a shell */
+		free(line);
+	}
+	return found;
+}
+
+static char *read_dotenv(const char *path)
+{
+	char err[512];
+	char *text = cko_try_read_file(path, 1 << 20, NULL, err, sizeof err);
+	if (!text)
+		return NULL;
+	char *k = dotenv_key(text);
+	/* Scrub the file's text before freeing: it held the key. */
+	memset(text, 0, strlen(text));
+	free(text);
+	return k;
+}
+
+static char *find_dotenv_key(void)
+{
+	const char *env = getenv("CKO_DOTENV");
+	if (env)
+		return *env ? read_dotenv(env) : NULL;
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof cwd))
+		return NULL;
+	for (;;) {
+		char *f = xasprintf("%s/.env", cwd);
+		char *k = read_dotenv(f);
+		free(f);
+		if (k)
+			return k;
+		char *g = xasprintf("%s/.git", cwd);
+		int top = cko_exists(g);
+		free(g);
+		char *slash = strrchr(cwd, '/');
+		if (top || !slash || slash == cwd)
+			return NULL;
+		*slash = 0;
+	}
+}
+
+char *llm_api_key(void)
+{
+	const char *e = getenv("OPENAI_API_KEY");
+	char *k = e && *e ? xstrdup(e) : find_dotenv_key();
+	if (k && !*k) {
+		free(k);
+		return NULL;
+	}
+	if (k)
+		for (const char *p = k; *p; p++)
+			if ((unsigned char)*p < 0x21 || *p == 0x7f) {
+				/* Name no part of the key: it may be a real one. */
+				memset(k, 0, strlen(k));
+				free(k);
+				cko_die(CKO_BADINPUT, "OPENAI_API_KEY holds a space or a control character");
+			}
+	if (k)
+		llm_secret(k);
+	return k;
+}
+
+/* ---- scrubbing ---- */
+
+static char *secret;
+#define SCRUB_RUN 12
+
+void llm_secret(const char *key)
+{
+	free(secret);
+	secret = key && *key ? xstrdup(key) : NULL;
+}
+
+/* Masks every run of at least SCRUB_RUN characters of s that also occurs in
+ * the key (servers echo keys partly masked), and the whole key. */
+char *llm_scrub(char *s)
+{
+	if (!s || !secret)
+		return s;
+	size_t k = strlen(secret), n = strlen(s);
+	size_t run = k < SCRUB_RUN ? k : SCRUB_RUN;
+	for (size_t i = 0; i + run <= k; i++) {
+		for (char *p = s; (p = memmem(p, n - (size_t)(p - s), secret + i, run));) {
+			/* Extend the match as far as it goes along the key. */
+			size_t len = run;
+			while (i + len < k && p[len] && p[len] == secret[i + len])
+				len++;
+			memset(p, '*', len);
+			p += len;
+		}
+	}
+	return s;
+}
+
+void llm_scrub_json(cJSON *j)
+{
+	for (; j; j = j->next) {
+		if (cJSON_IsString(j) && j->valuestring)
+			llm_scrub(j->valuestring);
+		if (j->string)
+			llm_scrub(j->string);
+		if (j->child)
+			llm_scrub_json(j->child);
+	}
+}

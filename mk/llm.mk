@@ -1,0 +1,86 @@
+# mk/llm.mk: the model as the proposer (PROPOSER=llm), included by mk/run.mk.
+# Per iteration: the context from the history, the prompt (written only when
+# its content changes), one model turn per candidate, and local validation
+# of each answer into iter-NNN/cJ. A response is never made again unless it
+# is deleted: it depends on its prompt only for order. Parts of the workload
+# the user left out (GENERATE) are generated the same way from the
+# description.
+
+, := ,
+LLM_CONFIG ?= config.json
+LLM_TOOLS  ?= $(CKO_SHARE)/prompts/tools.json
+LLM_ENABLE  = gpu_properties,compile_check$(if $(filter 1,$(RESEARCH)),$(,)search_guidance)$(if $(filter 1,$(USE_NSIGHT)),$(,)profile)
+# Requests the model may profile: the visible performance cases of earlier candidates.
+LLM_ALLOW   = $$(for c in $(PERF_CASES); do for f in iter-*/c*/requests/$$c.json; do [ -e "$$f" ] && printf -- '--allow %s ' "$$f"; done; done)
+
+# --nvidia-research: notes from the guidance corpus, read into every context.
+ifeq ($(RESEARCH),1)
+HISTORY_EXTRA += research.md
+research.md: workload/description.txt
+	cko-docs --research "$$(head -c 2000 workload/description.txt)" -o $@
+endif
+
+define propose
+iter-$(1)/context.md iter-$(1)/meta.json &: iter-$(1)/history.json
+	cko-llm context --run . --iter $(1) -o iter-$(1)/context.md --meta iter-$(1)/meta.json
+
+iter-$(1)/prompt.json: iter-$(1)/context.md iter-$(1)/meta.json
+	cko-llm render -t $$$$(jq -r .template iter-$(1)/meta.json) -v context=iter-$(1)/context.md -o $$@
+
+$(foreach j,$(CAND_NUMS),
+iter-$(1)/response-$(j).json: | iter-$(1)/prompt.json props.json
+	cko-llm ask -c $(LLM_CONFIG) --tools $(LLM_TOOLS) --enable $(LLM_ENABLE) \
+	  --var arch=$$$$(jq -r .arch props.json) --var signature=$(SIGNATURE) $(LLM_ALLOW) \
+	  --transcript iter-$(1)/transcript-$(j).json --usage iter-$(1)/usage-$(j).json -o $$@ iter-$(1)/prompt.json
+)
+
+iter-$(1)/proposed.json: $(foreach j,$(CAND_NUMS),iter-$(1)/response-$(j).json) cases/index.json
+	@for j in $(CAND_NUMS); do \
+	  echo "cko-llm extract -o iter-$(1)/c$$$$j"; \
+	  cko-llm extract -s $(SIGNATURE) -C cases --parent "$$$$(jq -r '.parent // empty' iter-$(1)/meta.json)" \
+	    -o iter-$(1)/c$$$$j iter-$(1)/response-$$$$j.json $$(VERDICT) || exit $$$$?; \
+	done
+	jq -n '{tool: "make", iteration: $(shell expr $(1) + 0), candidates: [$(foreach j,$(CAND_NUMS),"c$(j)",)] | map(select(. != null))}' >$$@.tmp && mv $$@.tmp $$@
+endef
+
+# ---- generating the parts of the workload the user left out ----
+GEN := workload/gen
+ASK_GEN = cko-llm ask -c $(LLM_CONFIG) --transcript $(GEN)/$(1)-transcript.json --usage iter-000/usage-$(1).json -o $$@ $$<
+$(GEN) iter-000:
+	mkdir -p $@
+
+ifneq ($(filter signature.json,$(GENERATE)),)
+$(GEN)/signature-prompt.json: workload/description.txt | $(GEN) iter-000
+	cko-llm render -t generate-signature -v description=workload/description.txt -o $@
+$(GEN)/signature-response.json: | $(GEN)/signature-prompt.json
+	$(call ASK_GEN,signature) $(GEN)/signature-prompt.json
+$(SIGNATURE): $(GEN)/signature-response.json
+	cko-llm extract -w signature -o $@ $<
+endif
+
+ifneq ($(filter cases.json,$(GENERATE)),)
+$(GEN)/cases-prompt.json: workload/description.txt $(SIGNATURE) | $(GEN) iter-000
+	cko-llm render -t generate-cases -v description=workload/description.txt -v signature=$(SIGNATURE) -o $@
+$(GEN)/cases-response.json: | $(GEN)/cases-prompt.json
+	$(call ASK_GEN,cases) $(GEN)/cases-prompt.json
+$(CASES): $(GEN)/cases-response.json $(SIGNATURE)
+	cko-llm extract -w cases -s $(SIGNATURE) -o $@ $<
+endif
+
+ifneq ($(filter reference.cu,$(GENERATE)),)
+$(GEN)/reference-prompt.json: workload/description.txt $(SIGNATURE) $(CASES) | $(GEN) iter-000
+	cko-llm render -t generate-reference -v description=workload/description.txt -v signature=$(SIGNATURE) -v cases=$(CASES) -o $@
+$(GEN)/reference-response.json: | $(GEN)/reference-prompt.json
+	$(call ASK_GEN,reference) $(GEN)/reference-prompt.json
+$(REFERENCE) $(REFERENCE_LAUNCH) &: $(GEN)/reference-response.json cases/index.json
+	cko-llm extract -w reference -s $(SIGNATURE) -C cases -l $(REFERENCE_LAUNCH) -o $(REFERENCE) $<
+endif
+
+ifneq ($(filter initial.cu,$(GENERATE)),)
+$(GEN)/initial-prompt.json: workload/description.txt $(SIGNATURE) $(CASES) $(REFERENCE) props.json | $(GEN) iter-000
+	cko-llm render -t generate-initial -v description=workload/description.txt -v signature=$(SIGNATURE) -v cases=$(CASES) -v reference=$(REFERENCE) -v gpu=props.json -o $@
+$(GEN)/initial-response.json: | $(GEN)/initial-prompt.json
+	$(call ASK_GEN,initial) $(GEN)/initial-prompt.json
+$(INITIAL) $(INITIAL_LAUNCH) &: $(GEN)/initial-response.json cases/index.json
+	cko-llm extract -w initial -s $(SIGNATURE) -C cases -l $(INITIAL_LAUNCH) -o $(INITIAL) $<
+endif
