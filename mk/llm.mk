@@ -40,7 +40,7 @@ iter-$(1)/proposed.json: $(foreach j,$(CAND_NUMS),iter-$(1)/response-$(j).json) 
 	  cko-llm extract -s $(SIGNATURE) -C cases --parent "$$$$(jq -r '.parent // empty' iter-$(1)/meta.json)" \
 	    -o iter-$(1)/c$$$$j iter-$(1)/response-$$$$j.json $$(VERDICT) || exit $$$$?; \
 	done
-	jq -n '{tool: "make", iteration: $(shell expr $(1) + 0), candidates: [$(foreach j,$(CAND_NUMS),"c$(j)",)] | map(select(. != null))}' >$$@.tmp && mv $$@.tmp $$@
+	jq -n '{tool: "make", iteration: $(shell expr $(1) + 0), candidates: ("$(strip $(CAND_NUMS))" | split(" ") | map("c" + .))}' >$$@.tmp && mv $$@.tmp $$@
 endef
 
 # ---- generating the parts of the workload the user left out ----
