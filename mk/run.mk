@@ -70,6 +70,8 @@ ALL_RESULTS := $(call results_of,000) $(foreach i,$(ITER_NUMS),$(call results_of
 LAST := $(call pad,$(ITER))
 
 HEATMAP := $(if $(shell command -v gnuplot 2>/dev/null),heatmap.png,)
+# The vendor baseline (cuBLAS) for sgemm-shaped workloads.
+BASELINE := $(if $(and $(shell command -v cko-baseline 2>/dev/null),$(filter sgemm,$(shell jq -r .entry $(SIGNATURE) 2>/dev/null))),baseline.json)
 
 # No recipe, so `make -q` says whether the run is complete; `make show`
 # prints the summary again.
@@ -100,6 +102,9 @@ reference/requests/index.json: reference/compile.json cases/index.json
 reference/run.json: reference/requests/index.json
 	$(GPU) cko-run -t $(TIMEOUT) -o $@ $(call REQUESTS,reference)
 	cko-gen --check-expected cases
+
+baseline.json: iter-000/c0/requests/index.json reference/run.json
+	$(GPU) cko-baseline -w $(WARMUP) -n $(TIMED) -o $@ $(call PERF_REQUESTS,iter-000/c0)
 
 reference/bench.json: reference/run.json
 	$(GPU) cko-bench -w $(WARMUP) -n $(TIMED) -t $(TIMEOUT) -o $@ $(call PERF_REQUESTS,reference)
@@ -186,7 +191,7 @@ $(foreach i,$(ITER_NUMS),$(eval $(call iteration,$(call pad,$(i)),$(call pad,$(s
 
 # ---- finalize ----
 # best.cu, best-launch.json and replay/ come with them when a candidate is valid.
-summary.json history.json &: $(ALL_RESULTS)
+summary.json history.json &: $(ALL_RESULTS) $(BASELINE)
 	cko-rank --run . --upto $(LAST) -o history.json --summary summary.json --best best.cu --replay replay
 	@cko-rank --print summary.json
 	@[ -f best.cu ] && echo "best kernel: $(CURDIR)/best.cu (launch: best-launch.json, replay requests: replay/)" || true

@@ -89,6 +89,8 @@ static char *first_failure(const cJSON *j, const char *what)
 			buf_printf(&b, " (%s)", err);
 		/* compare.json: the tensor and its worst error */
 		for (const cJSON *s = cko_jget(c, "sets") ? cko_jget(c, "sets")->child : NULL; s; s = s->next) {
+			if (is_ok(s))
+				continue;
 			const cJSON *t = cko_jget(s, "tensors");
 			for (const cJSON *x = t ? t->child : NULL; x; x = x->next) {
 				if (is_ok(x))
@@ -107,7 +109,8 @@ static char *first_failure(const cJSON *j, const char *what)
 						   mm->valuedouble, cko_jnum_opt(x, "count", 0), worst, cko_jnum_opt(s, "set", 0));
 				break;
 			}
-			break;
+			if (!is_ok(s) && cko_jget(s, "status"))
+				break; /* the first failing set described */
 		}
 		return b.s;
 	}
@@ -388,6 +391,9 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 	p = xasprintf("%s/cases/index.json", run);
 	cJSON *index = cko_exists(p) ? cko_json_load(p) : cJSON_CreateArray();
 	free(p);
+	p = xasprintf("%s/baseline.json", run);
+	cJSON *baseline = cko_exists(p) ? cko_json_load(p) : NULL;
+	free(p);
 
 	cJSON *h = cJSON_CreateObject();
 	cJSON_AddStringToObject(h, "tool", "cko-rank");
@@ -465,6 +471,8 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 			if (ig > 0)
 				cJSON_AddNumberToObject(s, "speedup_vs_initial", ig / gm_of(best));
 			cJSON *sc = cJSON_AddArrayToObject(s, "cases");
+			double culog = 0;
+			int cun = 0;
 			for (const cJSON *c = cko_jget(best, "cases")->child; c; c = c->next) {
 				if (strcmp(cko_jstr_opt(c, "kind", ""), "performance"))
 					continue;
@@ -489,8 +497,25 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 					cJSON_AddNumberToObject(o, "tflops", fl / (bm * 1e-3) * 1e-12);
 				if (by > 0)
 					cJSON_AddNumberToObject(o, "gbps", by / (bm * 1e-3) * 1e-9);
+				/* Roofline fractions: FLOP/s against the FP32 peak, bytes/s
+				 * against the measured copy bandwidth. */
+				double pf = cko_jnum_opt(cko_jget(props, "peak"), "fp32_tflops", 0);
+				double cb = cko_jnum_opt(cko_jget(props, "measured"), "copy_gbps", 0);
+				if (fl > 0 && pf > 0)
+					cJSON_AddNumberToObject(o, "fp32_peak_fraction", fl / (bm * 1e-3) * 1e-12 / pf);
+				if (by > 0 && cb > 0)
+					cJSON_AddNumberToObject(o, "copy_bandwidth_fraction", by / (bm * 1e-3) * 1e-9 / cb);
+				double cu = cko_jnum_opt(find_case(baseline, name), "median_ms", 0);
+				if (cu > 0) {
+					cJSON_AddNumberToObject(o, "cublas_ms", cu);
+					cJSON_AddNumberToObject(o, "fraction_of_cublas", cu / bm);
+					culog += log(cu / bm);
+					cun++;
+				}
 				cJSON_AddItemToArray(sc, o);
 			}
+			if (cun)
+				cJSON_AddNumberToObject(s, "fraction_of_cublas", exp(culog / cun));
 		} else {
 			cJSON_AddNullToObject(s, "best");
 		}
@@ -553,6 +578,7 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 	cJSON_Delete(props);
 	cJSON_Delete(ref);
 	cJSON_Delete(index);
+	cJSON_Delete(baseline);
 	return 0;
 }
 
@@ -570,13 +596,19 @@ static int print_summary(const char *path)
 			printf(", %.2fx vs reference", cko_jnum_opt(s, "speedup_vs_reference", 0));
 		if (cko_jget(s, "speedup_vs_initial"))
 			printf(", %.2fx vs initial", cko_jnum_opt(s, "speedup_vs_initial", 0));
-		printf("\n%-24s %12s %12s %12s %10s %9s %9s\n", "case", "best ms", "reference ms", "initial ms", "speedup",
-		       "TFLOP/s", "GB/s");
-		for (const cJSON *c = cko_jget(s, "cases") ? cko_jget(s, "cases")->child : NULL; c; c = c->next)
-			printf("%-24s %12.4g %12.4g %12.4g %9.2fx %9.2f %9.1f\n", cko_jstr_opt(c, "case", "?"),
+		if (cko_jget(s, "fraction_of_cublas"))
+			printf(", %.1f%% of cuBLAS", 100 * cko_jnum_opt(s, "fraction_of_cublas", 0));
+		printf("\n%-24s %11s %12s %11s %9s %8s %8s %8s\n", "case", "best ms", "reference ms", "initial ms", "speedup",
+		       "TFLOP/s", "GB/s", "cuBLAS");
+		for (const cJSON *c = cko_jget(s, "cases") ? cko_jget(s, "cases")->child : NULL; c; c = c->next) {
+			char cu[16] = "-";
+			if (cko_jget(c, "fraction_of_cublas"))
+				snprintf(cu, sizeof cu, "%.1f%%", 100 * cko_jnum_opt(c, "fraction_of_cublas", 0));
+			printf("%-24s %11.4g %12.4g %11.4g %8.2fx %8.2f %8.1f %8s\n", cko_jstr_opt(c, "case", "?"),
 			       cko_jnum_opt(c, "best_ms", 0), cko_jnum_opt(c, "reference_ms", 0), cko_jnum_opt(c, "initial_ms", 0),
 			       cko_jnum_opt(c, "speedup_vs_reference", 0), cko_jnum_opt(c, "tflops", 0),
-			       cko_jnum_opt(c, "gbps", 0));
+			       cko_jnum_opt(c, "gbps", 0), cu);
+		}
 	}
 	printf("candidates: %.0f (%.0f verified, %.0f invalid, %.0f skipped)\n", cko_jnum_opt(cn, "candidates", 0),
 	       cko_jnum_opt(cn, "ok", 0), cko_jnum_opt(cn, "invalid", 0), cko_jnum_opt(cn, "skipped", 0));

@@ -1,0 +1,48 @@
+#!/bin/sh
+# benchmarks/device-run.sh STEP...: what a session on the GPU machine runs,
+# in one call (see ../shared/device/README.md). Builds, then each step:
+#   tests       the GPU tests (tests/gpu/*.sh) and the whole suite
+#   core adversarial profile workloads   one GPU test each
+#   tune N K    a sgemm run with the built-in tuner, N iterations of K candidates
+#   demo        make demo
+# Logs and run summaries are packed into $OUT/device-logs.tar.gz.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 3
+. .device/setup.sh >/dev/null
+OUT=${OUT:-/tmp/out}
+L=/tmp/device-logs
+mkdir -p "$OUT" "$L"
+start=$(date +%s)
+make -j16 >"$L/build.log" 2>&1 || { tail -40 "$L/build.log"; exit 1; }
+export PATH="$top/bin:$PATH" VERBOSE=1 CKO_KEEP_LOGS=$L
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
+pack() { tar czf "$OUT/device-logs.tar.gz" -C /tmp device-logs 2>/dev/null; }
+trap pack EXIT
+t() { echo "== $1 at $(( $(date +%s) - start )) s"; }
+while [ $# -gt 0 ]; do
+	step=$1; shift
+	pack
+	t "$step"
+	case $step in
+	tests) timeout 500 sh tests/run 2>&1 | tee "$L/tests.log" | grep -v '^ok ' | tail -60 ;;
+	core|adversarial|profile|workloads) timeout 500 sh tests/run "gpu/$step" 2>&1 | tee "$L/$step.log" | grep -v '^ok ' ;;
+	tune)
+		n=$1 k=$2; shift 2
+		run=$(cko-init --workload sgemm --max-iterations "$n" --candidates "$k" --strategy "${STRATEGY:-auto}" --results /tmp/results)
+		timeout 560 make -C "$run" -f run.mk -j4 >"$L/tune.log" 2>&1; echo "make: $?"
+		tail -12 "$L/tune.log"
+		mkdir -p "$L/tune"
+		cp "$run/history.json" "$run/summary.json" "$L/tune/" 2>/dev/null
+		for c in "$run"/iter-*/c*; do
+			id=$(echo "$c" | sed 's|.*/\(iter-[0-9]*\)/\(c[0-9]*\)|\1-\2|')
+			cp "$c/compile.json" "$L/tune/$id-compile.json" 2>/dev/null
+			cp "$c/run.json" "$L/tune/$id-run.json" 2>/dev/null
+		done
+		jq -r '.candidates[] | [.id, .status, (.stage // "-"), (.geomean_ms // 0), ((.defines // {}) | tostring), ((.reason // "") | .[0:120])] | @tsv' "$run/history.json"
+		;;
+	demo) timeout 560 make demo 2>&1 | tee "$L/demo.log" | tail -25 ;;
+	*) echo "unknown step $step" ;;
+	esac
+done
+t done
