@@ -4,6 +4,9 @@
 #   tests       the GPU tests (tests/gpu/*.sh) and the whole suite
 #   core adversarial profile workloads   one GPU test each
 #   tune N K    a sgemm run with the built-in tuner, N iterations of K candidates
+#   pipeline    a real sgemm run (3 iterations x 4), extended to 4 while being
+#               killed with -9 twice, then resumed; history checked
+#   llm         tests/cli/run-llm.sh with the real GPU tools (fake model server)
 #   demo        make demo
 # Logs and run summaries are packed into $OUT/device-logs.tar.gz.
 set -u
@@ -12,6 +15,8 @@ cd "$top" || exit 3
 . .device/setup.sh >/dev/null
 OUT=${OUT:-/tmp/out}
 L=/tmp/device-logs
+# Inputs of the memory-bound workloads are gigabytes: keep them in memory.
+export TMPDIR=/dev/shm
 mkdir -p "$OUT" "$L"
 start=$(date +%s)
 make -j16 >"$L/build.log" 2>&1 || { tail -40 "$L/build.log"; exit 1; }
@@ -26,7 +31,7 @@ while [ $# -gt 0 ]; do
 	t "$step"
 	case $step in
 	tests) timeout 500 sh tests/run 2>&1 | tee "$L/tests.log" | grep -v '^ok ' | tail -60 ;;
-	core|adversarial|profile|workloads) timeout 500 sh tests/run "gpu/$step" 2>&1 | tee "$L/$step.log" | grep -v '^ok ' ;;
+	core|adversarial|profile|workloads) timeout "${STEP_TIMEOUT:-500}" sh tests/run "gpu/$step" 2>&1 | tee "$L/$step.log" | grep -v '^ok ' ;;
 	tune)
 		n=$1 k=$2; shift 2
 		run=$(cko-init --workload sgemm --max-iterations "$n" --candidates "$k" --strategy "${STRATEGY:-auto}" --results /tmp/results)
@@ -41,6 +46,31 @@ while [ $# -gt 0 ]; do
 		done
 		jq -r '.candidates[] | [.id, .status, (.stage // "-"), (.geomean_ms // 0), ((.defines // {}) | tostring), ((.reason // "") | .[0:120])] | @tsv' "$run/history.json"
 		;;
+	pipeline)
+		R=/dev/shm/results; rm -rf "$R"
+		run=$(cko-init --workload sgemm --max-iterations 3 --candidates 4 --results "$R")
+		s0=$(date +%s)
+		timeout 150 make -C "$run" -f run.mk -j4 >"$L/pipeline.log" 2>&1; echo "complete run: make $?, $(( $(date +%s) - s0 )) s"
+		cko-rank --print "$run/summary.json"
+		cat "$run"/iter-00[0-3]/c*/result.json | md5sum >"$L/before.md5"
+		for d in 5 9; do
+			setsid make -C "$run" -f run.mk -j4 ITER=4 >>"$L/pipeline.log" 2>&1 &
+			p=$!; sleep $d; kill -9 -- -$p 2>/dev/null; wait $p 2>/dev/null
+			echo "killed make -9 after $d s: $(ls -d "$run"/iter-004/c*/result.json 2>/dev/null | wc -l) of 4 new results"
+		done
+		timeout 60 make -C "$run" -f run.mk -j4 ITER=4 >>"$L/pipeline.log" 2>&1; echo "resumed ITER=4: make $?"
+		cat "$run"/iter-00[0-3]/c*/result.json | md5sum | cmp -s - "$L/before.md5" && echo "earlier results unchanged" || echo "EARLIER RESULTS CHANGED"
+		make -C "$run" -f run.mk -q ITER=4; echo "make -q: $?"
+		jq -r '.candidates[] | [.id, .status, (.stage // "-"), (.geomean_ms // 0), ((.defines // {}) | tostring)] | @tsv' "$run/history.json"
+		cko-rank --print "$run/summary.json"
+		mkdir -p "$L/pipeline"
+		cp "$run/history.json" "$run/summary.json" "$run/baseline.json" "$run/props.json" "$run/reference/bench.json" "$L/pipeline/" 2>/dev/null
+		for c in "$run"/iter-*/c*; do
+			id=$(echo "$c" | sed 's|.*/\(iter-[0-9]*\)/\(c[0-9]*\)|\1-\2|')
+			for f in compile run compare bench; do cp "$c/$f.json" "$L/pipeline/$id-$f.json" 2>/dev/null; done
+		done
+		;;
+	llm) CKO_REAL_GPU=1 timeout 60 sh tests/run run-llm 2>&1 | tee "$L/llm.log" | grep -v '^ok ' ;;
 	demo) timeout 560 make demo 2>&1 | tee "$L/demo.log" | tail -25 ;;
 	*) echo "unknown step $step" ;;
 	esac

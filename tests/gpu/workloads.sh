@@ -8,7 +8,7 @@ if ! have_gpu; then skip gpu/workloads "no GPU"; finish; fi
 for w in ${CKO_WORKLOADS:-sgemm reduce_sum softmax transpose layernorm}; do
 	run=$(cko-init --workload "$w" --max-iterations 0 --results "$T/$w") || { fail "gpu/workload-$w" "cko-init failed"; continue; }
 	start=$(date +%s)
-	if timeout "${CKO_WORKLOAD_TIMEOUT:-70}" make -C "$run" -f run.mk WARMUP=1 TIMED=3 >"$T/$w.log" 2>&1; then
+	if timeout "${CKO_WORKLOAD_TIMEOUT:-45}" make -C "$run" -f run.mk WARMUP=1 TIMED=3 >"$T/$w.log" 2>&1; then
 		r=$(jq -c '.candidates[0] | {status, stage, reason}' "$run/history.json")
 		echo "info gpu/workload-$w: $(( $(date +%s) - start )) s; initial: $r; reference: $(jq -c .reference.median_ms "$run/history.json")"
 		expect_jq "gpu/workload-$w-initial-agrees" '.candidates[0].status == "ok"' "$run/history.json"
