@@ -101,6 +101,7 @@ void cko_config_hash(const char *src_sha, const cJSON *launch, char out[65]);
 enum { TUNE_OK, TUNE_INVALID, TUNE_SKIPPED, TUNE_OTHER };
 typedef struct {
 	const char *id, *hash, *variant;
+	const char *parent;     /* the id of the entry it moved from, or NULL */
 	int status;
 	int has_ms;
 	double ms;
@@ -122,5 +123,49 @@ typedef struct {
 void tune_history_load(const char *path, int64_t before, tune_history *h);
 int tune_history_seen(const tune_history *h, const char *hash);
 void tune_history_free(tune_history *h);
+
+/* ---- a proposal round (tune_search.c, tune_local.c) ---- */
+#define TUNE_COUNT_CAP (1ULL << 20) /* spaces up to this many points are walked whole */
+
+typedef struct {
+	uint64_t g;             /* the point */
+	int parent;             /* history entry it moved from, -1 for none */
+	const char *strategy;
+	char *how;              /* "BM 64->128", or NULL */
+} tune_pick;
+
+/* Set sp, h, k (and picks with room for k), seed and rng, then call
+ * tune_prepare and one strategy; the picks are the proposals. */
+typedef struct {
+	tune_space sp;
+	tune_history h;
+	char **extra;           /* hashes of the points of history entries without one */
+	int nextra;
+	int counted;            /* the space was walked whole: fresh and counts are exact */
+	uint64_t *fresh;        /* counted: valid points not in the history, ascending */
+	size_t nfresh;
+	uint64_t size, nseen;   /* valid points; those in the history */
+	tune_pick *picks;
+	int npicks, k;
+	uint64_t seed;
+	cko_rng rng;
+} tune_state;
+
+/* Marks what the history has seen and counts the space (exactly up to
+ * TUNE_COUNT_CAP points, else the size is estimated from a sample). */
+void tune_prepare(tune_state *t);
+/* "exhaustive", "random" or "local" for a strategy name ("auto" too). */
+const char *tune_resolve(const tune_state *t, const char *strategy, int64_t iteration);
+void tune_exhaustive(tune_state *t);
+/* Uniform over the fresh points, up to k picks; how goes into their notes. */
+void tune_random(tune_state *t, const char *how);
+void tune_local(tune_state *t, int64_t iteration);
+/* Valid, not in the history and not yet picked. */
+int tune_fresh(tune_state *t, uint64_t g);
+void tune_add(tune_state *t, uint64_t g, int parent, const char *strategy, char *how);
+/* The point a history entry stands for, by its variant's name and defines,
+ * or by any variant whose point of those defines has the entry's hash. */
+int tune_entry_point(tune_state *t, const tune_entry *e, tune_point *pt);
+void tune_state_free(tune_state *t);
 
 #endif

@@ -241,19 +241,17 @@ void tune_space_load(const char *path, tune_space *sp)
 	char *dir = cko_dirname(path);
 	int i = 0;
 	for (const cJSON *o = vars->child; o; o = o->next, i++) {
-		char field[64];
-		snprintf(field, sizeof field, "variants[%d]", i);
+		/* Messages name "space.json: variants[2]: field". */
+		char *file = xasprintf("%s: variants[%d]", path, i);
 		if (!cJSON_IsObject(o))
-			cko_jfail(path, field, "expected an object");
-		const char *name = cko_jstr(o, "name", path, field);
+			cko_jfail(file, "", "expected an object");
+		const char *name = cko_jstr(o, "name", file, "");
 		if (!name_ok(name))
-			cko_jfail(path, cko_field(field, "name"), "'%s': use 1 to 64 of [A-Za-z0-9_.+-]", name);
+			cko_jfail(file, "name", "'%s': use 1 to 64 of [A-Za-z0-9_.+-]", name);
 		for (int j = 0; j < i; j++)
 			if (!strcmp(sp->var[j].name, name))
-				cko_jfail(path, cko_field(field, "name"), "'%s' appears twice", name);
-		const char *src = cko_jstr(o, "source", path, field);
-		char *srcpath = cko_path_join(dir, src);
-		char *file = xasprintf("%s: %s", path, field);
+				cko_jfail(file, "name", "'%s' appears twice", name);
+		char *srcpath = cko_path_join(dir, cko_jstr(o, "source", file, ""));
 		variant_init(&sp->var[i], o, file, name, srcpath, "source");
 		free(file);
 		free(srcpath);
@@ -480,6 +478,7 @@ void tune_history_load(const char *path, int64_t before, tune_history *h)
 		e->hash = cJSON_IsString(hs) ? hs->valuestring : NULL;
 		e->id = cko_jstr_opt(x, "id", NULL);
 		e->variant = cko_jstr_opt(x, "variant", NULL);
+		e->parent = cko_jstr_opt(x, "parent", NULL);
 		const char *st = cko_jstr_opt(x, "status", "");
 		e->status = !strcmp(st, "ok")        ? TUNE_OK
 			    : !strcmp(st, "invalid") ? TUNE_INVALID

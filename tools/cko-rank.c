@@ -4,6 +4,7 @@
  * the results into history.json and, with --summary, the summary, best.cu,
  * best-launch.json and replay requests; --print shows a summary as text. */
 #include "cko.h"
+#include "tune.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -251,18 +252,13 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 			cJSON_AddItemToObject(r, pk[i], cJSON_Duplicate(v, 1));
 	}
 	if (!cko_jget(r, "hash")) {
-		/* a content hash for proposers that do not give one */
+		/* the same content hash cko-tune uses, for proposers that give none */
 		char *src = xasprintf("%s/kernel.cu", dir);
 		size_t n = 0;
-		char err[256];
+		char err[256], sha[65];
 		char *text = cko_try_read_file(src, 4u << 20, &n, err, sizeof err);
-		char *lj = launch ? cJSON_PrintUnformatted(launch) : xstrdup("");
-		char *all = xasprintf("%s\n%s", text ? text : "", lj);
-		char sha[65];
-		cko_sha256_hex(all, strlen(all), sha);
+		cko_candidate_hash(text ? text : "", text ? n : 0, launch, sha);
 		cJSON_AddStringToObject(r, "hash", sha);
-		free(all);
-		free(lj);
 		free(text);
 		free(src);
 	}

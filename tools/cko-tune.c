@@ -1,0 +1,205 @@
+/* cko-tune: the built-in proposer. From a declared space (space.json, or a
+ * kernel whose launch.json declares tunables) and the history so far, it
+ * writes the next k configurations nobody has tried, as candidate folders
+ * the pipeline compiles and times like any other. Needs no model and no GPU. */
+#include "tune.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: cko-tune -s space.json [-H history.json] [-i iteration] [-k count] [--seed N]\n"
+		"                [--strategy auto|exhaustive|random|local] [--kernel kernel.cu -l launch.json]\n"
+		"                -o iter-dir\n"
+		"       cko-tune (-s space.json | --kernel kernel.cu -l launch.json) --list\n");
+	exit(status);
+}
+
+static void write_candidate(tune_state *t, const char *dir, int j)
+{
+	char *cdir = xasprintf("%s/c%d", dir, j);
+	char *kpath = xasprintf("%s/kernel.cu", cdir), *lpath = xasprintf("%s/launch.json", cdir),
+	     *ppath = xasprintf("%s/proposal.json", cdir);
+	cko_mkdir_p(cdir);
+	cJSON *p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "proposer", "cko-tune");
+	if (j >= t->npicks) {
+		cJSON_AddStringToObject(p, "status", "none");
+		cJSON_AddStringToObject(p, "note", "space exhausted");
+		if (unlink(kpath) && errno != ENOENT)
+			cko_die(CKO_ENV, "%s: %s", kpath, strerror(errno));
+		if (unlink(lpath) && errno != ENOENT)
+			cko_die(CKO_ENV, "%s: %s", lpath, strerror(errno));
+	} else {
+		const tune_pick *k = &t->picks[j];
+		tune_point pt;
+		char hash[65];
+		tune_point_decode(&t->sp, k->g, &pt);
+		tune_point_hash(&t->sp, &pt, hash);
+		const tune_variant *v = &t->sp.var[pt.var];
+		const tune_entry *par = k->parent >= 0 ? &t->h.e[k->parent] : NULL;
+		cko_buf note = {0};
+		tune_point_describe(&t->sp, &pt, &note);
+		if (k->how && par)
+			buf_printf(&note, " (from %s: %s)", par->id ? par->id : "history", k->how);
+		else if (k->how)
+			buf_printf(&note, " (%s: %s)", k->strategy, k->how);
+		cJSON *l = tune_point_launch(&t->sp, &pt);
+		cko_write_if_changed(kpath, v->src, v->srclen);
+		char *text = cko_json_print(l);
+		cko_write_if_changed(lpath, text, strlen(text));
+		free(text);
+		cJSON_Delete(l);
+		cJSON_AddStringToObject(p, "status", "ok");
+		cJSON_AddStringToObject(p, "note", note.s);
+		if (par && par->id)
+			cJSON_AddStringToObject(p, "parent", par->id);
+		else
+			cJSON_AddNullToObject(p, "parent");
+		cJSON_AddStringToObject(p, "variant", v->name);
+		cJSON_AddStringToObject(p, "hash", hash);
+		buf_free(&note);
+	}
+	cJSON_AddStringToObject(p, "strategy", j < t->npicks ? t->picks[j].strategy : "none");
+	char *text = cko_json_print(p);
+	cko_write_if_changed(ppath, text, strlen(text));
+	free(text);
+	cJSON_Delete(p);
+	free(cdir);
+	free(kpath);
+	free(lpath);
+	free(ppath);
+}
+
+static void list_space(tune_state *t)
+{
+	if (t->sp.total > TUNE_COUNT_CAP)
+		cko_die(CKO_BADINPUT, "%s: %llu points; --list walks at most %llu", t->sp.file,
+			(unsigned long long)t->sp.total, (unsigned long long)TUNE_COUNT_CAP);
+	for (uint64_t g = 0; g < t->sp.total; g++) {
+		tune_point pt;
+		char hash[65];
+		tune_point_decode(&t->sp, g, &pt);
+		if (!tune_point_valid(&t->sp, &pt))
+			continue;
+		tune_point_hash(&t->sp, &pt, hash);
+		cJSON *o = cJSON_CreateObject(), *l = tune_point_launch(&t->sp, &pt);
+		cJSON_AddNumberToObject(o, "index", (double)g);
+		cJSON_AddStringToObject(o, "variant", t->sp.var[pt.var].name);
+		cJSON_AddStringToObject(o, "hash", hash);
+		cJSON_AddItemToObject(o, "defines", cJSON_DetachItemFromObject(l, "defines"));
+		char *s = cJSON_PrintUnformatted(o);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(o);
+		cJSON_Delete(l);
+	}
+	if (fflush(stdout) || ferror(stdout))
+		cko_die(CKO_ENV, "stdout: %s", strerror(errno));
+}
+
+static int64_t int_arg(const char *opt, const char *s, int64_t lo, int64_t hi)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		cko_die(CKO_BADINPUT, "%s %s: expected an integer from %lld to %lld", opt, s, (long long)lo,
+			(long long)hi);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	cko_setprog(argv[0]);
+	enum { O_SEED = 256, O_STRATEGY, O_KERNEL, O_LIST };
+	static const struct option lo[] = {
+		{"space", required_argument, 0, 's'},      {"history", required_argument, 0, 'H'},
+		{"iteration", required_argument, 0, 'i'},  {"count", required_argument, 0, 'k'},
+		{"seed", required_argument, 0, O_SEED},    {"strategy", required_argument, 0, O_STRATEGY},
+		{"kernel", required_argument, 0, O_KERNEL}, {"launch", required_argument, 0, 'l'},
+		{"output", required_argument, 0, 'o'},     {"list", no_argument, 0, O_LIST},
+		{"help", no_argument, 0, 'h'},             {0, 0, 0, 0},
+	};
+	const char *space = NULL, *history = NULL, *kernel = NULL, *launch = NULL, *out = NULL, *strategy = "auto";
+	int64_t iteration = 1, k = 1;
+	uint64_t seed = 1;
+	int list = 0, c;
+	while ((c = getopt_long(argc, argv, "s:H:i:k:l:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': space = optarg; break;
+		case 'H': history = optarg; break;
+		case 'i': iteration = int_arg("-i", optarg, 0, 1000000000); break;
+		case 'k': k = int_arg("-k", optarg, 1, 1024); break;
+		case O_SEED: seed = (uint64_t)int_arg("--seed", optarg, 0, INT64_MAX); break;
+		case O_STRATEGY: strategy = optarg; break;
+		case O_KERNEL: kernel = optarg; break;
+		case 'l': launch = optarg; break;
+		case 'o': out = optarg; break;
+		case O_LIST: list = 1; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind != argc || (!space == !kernel) || (!kernel != !launch) || (!out && !list))
+		usage(2);
+	if (strcmp(strategy, "auto") && strcmp(strategy, "exhaustive") && strcmp(strategy, "random") &&
+	    strcmp(strategy, "local"))
+		cko_die(CKO_BADINPUT, "--strategy %s: expected auto, exhaustive, random or local", strategy);
+
+	tune_state t = {.k = (int)k, .seed = seed};
+	if (space)
+		tune_space_load(space, &t.sp);
+	else
+		tune_space_from_kernel(kernel, launch, &t.sp);
+	if (list) {
+		list_space(&t);
+		tune_space_free(&t.sp);
+		return CKO_OK;
+	}
+	tune_history_load(history, iteration, &t.h);
+	cko_rng_seed(&t.rng, cko_seed_mix(seed, "iter", (uint64_t)iteration));
+	t.picks = xcalloc((size_t)k + 1, sizeof *t.picks);
+
+	/* The manifest goes last: while it is missing, the iteration is not done. */
+	char *manifest = xasprintf("%s/proposed.json", out);
+	if (unlink(manifest) && errno != ENOENT)
+		cko_die(CKO_ENV, "%s: %s", manifest, strerror(errno));
+
+	tune_prepare(&t);
+	const char *how = tune_resolve(&t, strategy, iteration);
+	if (!strcmp(how, "exhaustive"))
+		tune_exhaustive(&t);
+	else if (!strcmp(how, "random"))
+		tune_random(&t, NULL);
+	else
+		tune_local(&t, iteration);
+	cko_info("%s: %s over %llu configurations (%llu seen): %d of %d proposed", t.sp.file, how,
+		 (unsigned long long)t.size, (unsigned long long)t.nseen, t.npicks, t.k);
+
+	cko_mkdir_p(out);
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "tool", "cko-tune");
+	cJSON_AddNumberToObject(m, "iteration", (double)iteration);
+	cJSON *cands = cJSON_AddArrayToObject(m, "candidates");
+	for (int j = 0; j < t.k; j++) {
+		write_candidate(&t, out, j);
+		char name[32];
+		snprintf(name, sizeof name, "c%d", j);
+		cJSON_AddItemToArray(cands, cJSON_CreateString(name));
+	}
+	cJSON_AddStringToObject(m, "strategy", how);
+	cJSON_AddNumberToObject(m, "space_size", (double)t.size);
+	cJSON_AddNumberToObject(m, "seen", (double)t.nseen);
+	cko_json_write(manifest, m);
+	cJSON_Delete(m);
+
+	free(manifest);
+	tune_state_free(&t);
+	return CKO_OK;
+}
