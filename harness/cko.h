@@ -65,6 +65,8 @@ char *cko_try_read_file(const char *path, size_t max, size_t *len, char *err, si
 /* Writes atomically: temporary file in the same folder, then rename.
  * "-" writes to stdout. Dies with status 3 on an I/O error. */
 void cko_write_file(const char *path, const void *data, size_t len);
+/* The same for two pieces written one after the other (header + data). */
+void cko_write_file2(const char *path, const void *data, size_t len, const void *data2, size_t len2);
 /* Writes only if the content differs, so make sees no newer file.
  * Returns 1 if written. */
 int cko_write_if_changed(const char *path, const void *data, size_t len);

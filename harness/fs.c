@@ -87,10 +87,12 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-void cko_write_file(const char *path, const void *data, size_t len)
+void cko_write_file(const char *path, const void *data, size_t len) { cko_write_file2(path, data, len, NULL, 0); }
+
+void cko_write_file2(const char *path, const void *data, size_t len, const void *data2, size_t len2)
 {
 	if (!strcmp(path, "-")) {
-		if (write_all(1, data, len))
+		if (write_all(1, data, len) || (len2 && write_all(1, data2, len2)))
 			cko_die(CKO_ENV, "stdout: %s", strerror(errno));
 		return;
 	}
@@ -105,7 +107,7 @@ void cko_write_file(const char *path, const void *data, size_t len)
 	}
 	if (fd < 0)
 		cko_die(CKO_ENV, "%s: %s", tmp, strerror(errno));
-	if (write_all(fd, data, len) || close(fd)) {
+	if (write_all(fd, data, len) || (len2 && write_all(fd, data2, len2)) || close(fd)) {
 		int e = errno;
 		unlink(tmp);
 		cko_die(CKO_ENV, "%s: %s", path, strerror(e));

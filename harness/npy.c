@@ -55,7 +55,8 @@ static int quoted(scan *s, char *out, size_t n)
 	return 1;
 }
 
-int cko_npy_parse(const void *img, size_t len, cko_tensor *t, char *err, size_t errlen)
+/* Validates the header; sets everything but t->data, and the data offset. */
+static int parse(const void *img, size_t len, cko_tensor *t, size_t *data_at, char *err, size_t errlen)
 {
 	const unsigned char *b = img;
 	memset(t, 0, sizeof *t);
@@ -172,8 +173,7 @@ int cko_npy_parse(const void *img, size_t len, cko_tensor *t, char *err, size_t 
 		snprintf(err, errlen, "data is %zu bytes, the header's shape and dtype need %zu", len - data_off, need);
 		return -1;
 	}
-	t->data = xmalloc(need);
-	memcpy(t->data, b + data_off, need);
+	*data_at = data_off;
 	return 0;
 bad:
 	/* The header is not NUL-terminated: print at most what is left of it. */
@@ -185,20 +185,36 @@ toobig:
 	return -1;
 }
 
+int cko_npy_parse(const void *img, size_t len, cko_tensor *t, char *err, size_t errlen)
+{
+	size_t at;
+	if (parse(img, len, t, &at, err, errlen))
+		return -1;
+	size_t need = cko_tensor_bytes(t);
+	t->data = xmalloc(need);
+	memcpy(t->data, (const unsigned char *)img + at, need);
+	return 0;
+}
+
 int cko_npy_try_read(const char *path, cko_tensor *t, char *err, size_t errlen)
 {
-	size_t len;
+	size_t len, at;
 	char e[512];
 	char *img = cko_try_read_file(path, (size_t)1 << 40, &len, e, sizeof e);
 	if (!img) {
 		snprintf(err, errlen, "%s", e);
 		return -1;
 	}
-	int r = cko_npy_parse(img, len, t, e, sizeof e);
-	free(img);
-	if (r)
+	if (parse(img, len, t, &at, e, sizeof e)) {
+		free(img);
 		snprintf(err, errlen, "%s: %s", path, e);
-	return r;
+		return -1;
+	}
+	/* The data moves to the front of the file's buffer: no second copy of a
+	 * tensor that may be gigabytes. */
+	memmove(img, img + at, len - at);
+	t->data = img;
+	return 0;
 }
 
 void cko_npy_read(const char *path, cko_tensor *t)
@@ -208,7 +224,8 @@ void cko_npy_read(const char *path, cko_tensor *t)
 		cko_die(CKO_BADINPUT, "%s", err);
 }
 
-void *cko_npy_image(const cko_tensor *t, size_t *len)
+/* The header: magic, version, length and the padded dictionary. */
+static unsigned char *header(const cko_tensor *t, size_t *hlen)
 {
 	cko_buf h = {0};
 	buf_printf(&h, "{'descr': '%s', 'fortran_order': False, 'shape': (", cko_dtype_descr(t->dtype));
@@ -226,9 +243,8 @@ void *cko_npy_image(const cko_tensor *t, size_t *len)
 	while (h.len + pre + 1 < padded)
 		buf_puts(&h, " ");
 	buf_puts(&h, "\n");
-	size_t data = cko_tensor_bytes(t);
-	*len = pre + h.len + data;
-	unsigned char *img = xmalloc(*len);
+	*hlen = pre + h.len;
+	unsigned char *img = xmalloc(*hlen);
 	memcpy(img, "\x93NUMPY", 6);
 	img[6] = v2 ? 2 : 1;
 	img[7] = 0;
@@ -240,16 +256,25 @@ void *cko_npy_image(const cko_tensor *t, size_t *len)
 		img[9] = (unsigned char)(h.len >> 8);
 	}
 	memcpy(img + pre, h.s, h.len);
-	if (data)
-		memcpy(img + pre + h.len, t->data, data);
 	buf_free(&h);
+	return img;
+}
+
+void *cko_npy_image(const cko_tensor *t, size_t *len)
+{
+	size_t hl, data = cko_tensor_bytes(t);
+	unsigned char *h = header(t, &hl);
+	*len = hl + data;
+	unsigned char *img = xrealloc(h, *len);
+	if (data)
+		memcpy(img + hl, t->data, data);
 	return img;
 }
 
 void cko_npy_write(const char *path, const cko_tensor *t)
 {
-	size_t len;
-	void *img = cko_npy_image(t, &len);
-	cko_write_file(path, img, len);
-	free(img);
+	size_t hl;
+	unsigned char *h = header(t, &hl);
+	cko_write_file2(path, h, hl, t->data, cko_tensor_bytes(t));
+	free(h);
 }

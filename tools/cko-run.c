@@ -47,6 +47,8 @@ static const char *compare_runs(const cko_rparam *q, const cko_tensor *a, const 
 {
 	size_t es = cko_dtype_size(q->p.dtype), unwritten = 0, differ = 0, first_u = 0, first_d = 0;
 	const unsigned char *pa = a->data, *pb = b->data;
+	if (!memcmp(pa, pb, a->count * es))
+		return "ok"; /* the common case, at memory speed */
 	for (size_t i = 0; i < a->count; i++) {
 		const unsigned char *x = pa + i * es, *y = pb + i * es;
 		if (!memcmp(x, y, es))
