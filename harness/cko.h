@@ -266,6 +266,8 @@ void cko_launch_defines_env(const cJSON *launch, cko_env *env);
  * hidden); 0 or -1 with err (a verdict about the candidate). */
 int cko_launch_eval(const cJSON *launch, const char *case_name, int hidden, const cko_env *env, cko_launch *out,
 		    char *err, size_t errlen);
+/* The -D text of a define value (an integer or a string) into buf; 0 if it is neither. */
+int cko_define_text(const cJSON *v, char *buf, size_t n);
 /* Checks a define name and value as accepted on the command line. */
 int cko_define_ok(const char *name, const char *value, char *err, size_t errlen);
 
@@ -295,6 +297,8 @@ typedef struct {
 } cko_request;
 void cko_request_load(const char *path, cko_request *rq);
 void cko_request_free(cko_request *rq);
+/* Loads and frees every request, so bad input exits 2 before the GPU is touched. */
+void cko_requests_check(int n, char *const *paths);
 /* Reads the inputs of set s (dies with 2 on a shape/dtype mismatch). */
 void cko_request_read_inputs(const cko_request *rq, int s, cko_tensor *tensors /* nparams, unused zeroed */);
 char *cko_request_out_path(const cko_request *rq, int s, const char *name);
@@ -474,6 +478,8 @@ void cko_gpu_open(cko_gpu *g);
 /* 1 if a usable GPU is present (for tests and --help); never dies. */
 int cko_gpu_present(void);
 int cko_gpu_attr(const cko_gpu *g, CUdevice_attribute a);
+/* Bytes of a buffer whose writing evicts the L2: twice its size, at least 64 MiB. */
+size_t cko_flush_bytes(const cko_gpu *g);
 
 /* ---- exec.c: one request's buffers on the device ----
  * Every buffer has CKO_GUARD_BYTES of guard pattern on either side; outputs

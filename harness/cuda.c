@@ -119,6 +119,12 @@ void cko_gpu_open(cko_gpu *g)
 	g->sms = cko_gpu_attr(g, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
 }
 
+size_t cko_flush_bytes(const cko_gpu *g)
+{
+	size_t l2 = (size_t)cko_gpu_attr(g, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), min = (size_t)64 << 20;
+	return 2 * l2 > min ? 2 * l2 : min;
+}
+
 int cko_gpu_attr(const cko_gpu *g, CUdevice_attribute a)
 {
 	int v = 0;

@@ -229,20 +229,6 @@ static void validate_fn(void *p)
 	cko_launch_validate(a->launch, "launch");
 }
 
-/* The text of a define value as -D would pass it. */
-static int value_text(const cJSON *v, char *buf, size_t n)
-{
-	if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 9e15) {
-		snprintf(buf, n, "%lld", (long long)v->valuedouble);
-		return 1;
-	}
-	if (cJSON_IsString(v)) {
-		snprintf(buf, n, "%s", v->valuestring);
-		return 1;
-	}
-	return 0;
-}
-
 static int check_tunables(const cJSON *launch, char *err, size_t errlen)
 {
 	const cJSON *defs = cko_jget(launch, "defines");
@@ -255,13 +241,13 @@ static int check_tunables(const cJSON *launch, char *err, size_t errlen)
 			return -1;
 		}
 		char cur[128], v[128];
-		value_text(d, cur, sizeof cur);
+		cko_define_text(d, cur, sizeof cur);
 		int listed = 0;
 		for (const cJSON *x = t->child; x; x = x->next) {
-			value_text(x, v, sizeof v);
+			cko_define_text(x, v, sizeof v);
 			for (const cJSON *y = x->next; y; y = y->next) {
 				char w[128];
-				value_text(y, w, sizeof w);
+				cko_define_text(y, w, sizeof w);
 				if (!strcmp(v, w)) {
 					snprintf(err, errlen, "launch: tunables.%s: value %s appears twice", t->string, v);
 					return -1;

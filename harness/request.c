@@ -120,6 +120,15 @@ void cko_request_load(const char *path, cko_request *rq)
 	cJSON_Delete(root);
 }
 
+void cko_requests_check(int n, char *const *paths)
+{
+	for (int i = 0; i < n; i++) {
+		cko_request rq;
+		cko_request_load(paths[i], &rq);
+		cko_request_free(&rq);
+	}
+}
+
 void cko_request_free(cko_request *rq)
 {
 	for (int i = 0; i < rq->nparams; i++)

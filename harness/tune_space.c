@@ -8,20 +8,6 @@
 #define SRC_MAX (4u << 20)
 #define TOTAL_MAX (1ULL << 62)
 
-/* The -D text of a define value: an integer or a string. */
-static int value_text(const cJSON *v, char *buf, size_t n)
-{
-	if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 9e15) {
-		snprintf(buf, n, "%lld", (long long)v->valuedouble);
-		return 1;
-	}
-	if (cJSON_IsString(v)) {
-		snprintf(buf, n, "%s", v->valuestring);
-		return 1;
-	}
-	return 0;
-}
-
 /* ---- the canonical text and hash (see tune.h) ---- */
 
 static char *launch_key(const cJSON *l)
@@ -72,7 +58,7 @@ void cko_config_hash(const char *src_sha, const cJSON *launch, char out[65])
 	qsort(items, (size_t)n, sizeof *items, cmp_item_name);
 	for (i = 0; i < n; i++) {
 		char t[128];
-		if (!value_text(items[i], t, sizeof t))
+		if (!cko_define_text(items[i], t, sizeof t))
 			snprintf(t, sizeof t, "?");
 		names[i] = items[i]->string;
 		texts[i] = xstrdup(t);
@@ -138,7 +124,7 @@ static void variant_init(tune_variant *v, const cJSON *obj, const char *file, co
 		p->slot = -1;
 		int i = 0, nint = 0;
 		for (const cJSON *y = x->child; y; y = y->next, i++) {
-			value_text(y, t, sizeof t); /* validated above */
+			cko_define_text(y, t, sizeof t); /* validated above */
 			for (int j = 0; j < i; j++)
 				if (!strcmp(p->vals[j].text, t))
 					cko_jfail(file, cko_field_i(f, i), "value %s appears twice", t);
@@ -164,7 +150,7 @@ static void variant_init(tune_variant *v, const cJSON *obj, const char *file, co
 			replaced = !strcmp(v->tun[i].name, d->string);
 		if (replaced)
 			continue; /* a tunable's default: the tunable decides */
-		value_text(d, t, sizeof t);
+		cko_define_text(d, t, sizeof t);
 		v->fix_item[v->nfix] = d;
 		v->fix_text[v->nfix++] = xstrdup(t);
 		if (cJSON_IsNumber(d))
@@ -427,7 +413,7 @@ int tune_point_from_defines(const tune_space *sp, int vi, const cJSON *defines, 
 	pt->var = vi;
 	for (int i = 0; i < v->ntun; i++) {
 		const cJSON *d = cko_jget(defines, v->tun[i].name);
-		if (!d || !value_text(d, t, sizeof t))
+		if (!d || !cko_define_text(d, t, sizeof t))
 			return 0;
 		int j = 0;
 		while (j < v->tun[i].nvals && strcmp(v->tun[i].vals[j].text, t))
@@ -438,7 +424,7 @@ int tune_point_from_defines(const tune_space *sp, int vi, const cJSON *defines, 
 	}
 	for (int i = 0; i < v->nfix; i++) {
 		const cJSON *d = cko_jget(defines, v->fix_item[i]->string);
-		if (d && (!value_text(d, t, sizeof t) || strcmp(t, v->fix_text[i])))
+		if (d && (!cko_define_text(d, t, sizeof t) || strcmp(t, v->fix_text[i])))
 			return 0;
 	}
 	return 1;

@@ -216,8 +216,7 @@ static void check_dims(const cJSON *v, const char *file, const char *field, int 
 	}
 }
 
-/* The text of a define value (integer or string), in buf. */
-static int define_text(const cJSON *v, char *buf, size_t n)
+int cko_define_text(const cJSON *v, char *buf, size_t n)
 {
 	if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 9e15) {
 		snprintf(buf, n, "%lld", (long long)v->valuedouble);
@@ -242,7 +241,7 @@ void cko_launch_validate(const cJSON *l, const char *file)
 		if (!cJSON_IsObject(defs))
 			cko_jfail(file, "defines", "expected an object");
 		for (const cJSON *d = defs->child; d; d = d->next) {
-			if (!define_text(d, val, sizeof val))
+			if (!cko_define_text(d, val, sizeof val))
 				cko_jfail(file, cko_field("defines", d->string), "expected an integer or a string");
 			if (!cko_define_ok(d->string, val, err, sizeof err))
 				cko_jfail(file, cko_field("defines", d->string), "%s", err);
@@ -278,8 +277,8 @@ void cko_launch_validate(const cJSON *l, const char *file)
 			if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) < 1 || cJSON_GetArraySize(t) > 256)
 				cko_jfail(file, f, "expected an array of 1 to 256 values");
 			for (const cJSON *v = t->child; v; v = v->next)
-				if (!define_text(v, val, sizeof val) || !cko_define_ok(t->string, val, err, sizeof err))
-					cko_jfail(file, f, "%s", define_text(v, val, sizeof val) ? err : "bad value");
+				if (!cko_define_text(v, val, sizeof val) || !cko_define_ok(t->string, val, err, sizeof err))
+					cko_jfail(file, f, "%s", cko_define_text(v, val, sizeof val) ? err : "bad value");
 		}
 	}
 	const cJSON *con = cko_jget(l, "constraints");

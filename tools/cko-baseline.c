@@ -149,11 +149,7 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc || warmup < 0 || iters < 1)
 		usage(2);
-	for (int i = optind; i < argc; i++) {
-		cko_request rq;
-		cko_request_load(argv[i], &rq);
-		cko_request_free(&rq);
-	}
+	cko_requests_check(argc - optind, argv + optind);
 	cko_gpu g;
 	cko_gpu_open(&g); /* the primary context, which cuBLAS shares */
 	cublasHandle_t h;
@@ -162,9 +158,7 @@ int main(int argc, char **argv)
 	CUstream st;
 	CU_CHECK(cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
 	CUBLAS_CHECK(cublasSetStream(h, (cudaStream_t)st));
-	size_t l2 = (size_t)cko_gpu_attr(&g, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), fbytes = 2 * l2;
-	if (fbytes < ((size_t)64 << 20))
-		fbytes = (size_t)64 << 20;
+	size_t fbytes = cko_flush_bytes(&g);
 	CUdeviceptr fbuf = 0;
 	if (flush)
 		CU_CHECK(cuMemAlloc(&fbuf, fbytes));

@@ -240,11 +240,7 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		usage(2);
-	for (int i = optind; i < argc; i++) {
-		cko_request rq;
-		cko_request_load(argv[i], &rq);
-		cko_request_free(&rq);
-	}
+	cko_requests_check(argc - optind, argv + optind);
 	int nreq = argc - optind;
 	cko_watchdog(B.timeout * (B.warmup + B.iters) * nreq + 60, on_watchdog, NULL);
 	double t0 = cko_now();
@@ -252,8 +248,7 @@ int main(int argc, char **argv)
 	cko_gpu_open(&g);
 	CU_CHECK(cuStreamCreate(&B.st, CU_STREAM_NON_BLOCKING));
 	if (B.flush) {
-		size_t l2 = (size_t)cko_gpu_attr(&g, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
-		B.flushbytes = 2 * l2 > ((size_t)64 << 20) ? 2 * l2 : ((size_t)64 << 20);
+		B.flushbytes = cko_flush_bytes(&g);
 		CU_CHECK(cuMemAlloc(&B.flushbuf, B.flushbytes));
 	}
 	cJSON *out = cJSON_CreateObject();

@@ -189,9 +189,11 @@ int main(int argc, char **argv)
 			const cJSON *d = cko_jget(launch, "defines");
 			int n = cJSON_GetArraySize(d);
 			defs = xrealloc(defs, ((size_t)argc + (size_t)n + 1) * sizeof *defs);
-			for (const cJSON *x = d ? d->child : NULL; x; x = x->next)
-				defs[ndefs++] = cJSON_IsNumber(x) ? xasprintf("%s=%lld", x->string, (long long)x->valuedouble)
-								  : xasprintf("%s=%s", x->string, x->valuestring);
+			for (const cJSON *x = d ? d->child : NULL; x; x = x->next) {
+				char v[128];
+				cko_define_text(x, v, sizeof v); /* validated above */
+				defs[ndefs++] = xasprintf("%s=%s", x->string, v);
+			}
 			break;
 		}
 		case 'e': entry = optarg; break;

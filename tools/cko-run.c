@@ -254,12 +254,7 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		usage(2);
-	/* Validate every request before touching the GPU: bad input is exit 2. */
-	for (int i = optind; i < argc; i++) {
-		cko_request rq;
-		cko_request_load(argv[i], &rq);
-		cko_request_free(&rq);
-	}
+	cko_requests_check(argc - optind, argv + optind);
 	int nreq = argc - optind;
 	cko_watchdog(timeout_s * (4.0 * nreq * (twice ? 2 : 1)) + 60, on_watchdog, NULL);
 	double t0 = cko_now();
