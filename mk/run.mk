@@ -190,9 +190,21 @@ endef
 $(foreach i,$(ITER_NUMS),$(eval $(call iteration,$(call pad,$(i)),$(call pad,$(shell echo $$(($(i) - 1)))))))
 
 # ---- finalize ----
-# best.cu, best-launch.json and replay/ come with them when a candidate is valid.
-summary.json history.json &: $(ALL_RESULTS) $(BASELINE)
-	cko-rank --run . --upto $(LAST) -o history.json --summary summary.json --best best.cu --replay replay
+history.json: $(ALL_RESULTS)
+	cko-rank --run . --upto $(LAST) -o history.json
+
+# --sanitize: memcheck and racecheck over the best candidates (visible
+# correctness cases) until one is clean; the rejected ones cannot be best.
+# Exit 3 (no compute-sanitizer) leaves sanitize.json saying so.
+ifeq ($(SANITIZE),1)
+SANITIZE_JSON := sanitize.json
+sanitize.json: history.json
+	$(GPU) cko-sanitize --history history.json -o $@ $(VERDICT) || [ $$? -eq 3 ]
+endif
+
+# best.cu, best-launch.json and replay/ come with it when a candidate is valid.
+summary.json: history.json $(BASELINE) $(SANITIZE_JSON)
+	cko-rank --run . --upto $(LAST) --summary summary.json --best best.cu --replay replay $(if $(SANITIZE_JSON),--sanitize sanitize.json)
 	@cko-rank --print summary.json
 	@[ -f best.cu ] && echo "best kernel: $(CURDIR)/best.cu (launch: best-launch.json, replay requests: replay/)" || true
 

@@ -18,7 +18,7 @@ static void usage(int status)
 		"usage: cko-rank --candidate dir [--props props.json] [--reference bench.json] [--floor-slack f]\n"
 		"                [--max-speedup x] -o result.json\n"
 		"       cko-rank --run dir --upto N [-o history.json] [--summary summary.json] [--best best.cu]\n"
-		"                [--replay dir]\n"
+		"                [--replay dir] [--sanitize sanitize.json]\n"
 		"       cko-rank --print summary.json\n");
 	exit(status);
 }
@@ -372,9 +372,19 @@ static cJSON *token_totals(const char *run, int upto)
 	return t;
 }
 
-static int rank_run(const char *run, int upto, const char *hist_path, const char *sum_path, const char *best_path,
-		    const char *replay)
+/* 1 if the sanitizer verdict rejected this candidate. */
+static int rejected_by(const cJSON *san, const char *id)
 {
+	for (const cJSON *r = cko_jget(san, "rejected") ? cko_jget(san, "rejected")->child : NULL; r; r = r->next)
+		if (cJSON_IsString(r) && !strcmp(r->valuestring, id))
+			return 1;
+	return 0;
+}
+
+static int rank_run(const char *run, int upto, const char *hist_path, const char *sum_path, const char *best_path,
+		    const char *replay, const char *san_path)
+{
+	cJSON *san = san_path ? cko_json_load(san_path) : NULL;
 	char *p = xasprintf("%s/config.json", run);
 	cJSON *config = cko_exists(p) ? cko_json_load(p) : NULL;
 	free(p);
@@ -432,7 +442,8 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 			cJSON_AddItemToArray(cands, res);
 			const char *st = status_of(res);
 			counts[!strcmp(st, "ok") ? 0 : !strcmp(st, "skipped") ? 2 : 1]++;
-			if (!strcmp(st, "ok") && gm_of(res) > 0 && (!best || gm_of(res) < gm_of(best))) {
+			if (!strcmp(st, "ok") && gm_of(res) > 0 && (!best || gm_of(res) < gm_of(best)) &&
+			    !rejected_by(san, cko_jstr_opt(res, "id", ""))) {
 				best = res;
 				free(best_dir);
 				best_dir = xasprintf("%s/%s", d, names[k]);
@@ -528,6 +539,12 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 				t += cko_jnum_opt(cko_jget(c, "seconds"), stages[k], 0);
 			cJSON_AddNumberToObject(ss, stages[k], t);
 		}
+		if (san) {
+			cJSON *sj = cJSON_AddObjectToObject(s, "sanitizer");
+			cJSON_AddStringToObject(sj, "status", cko_jstr_opt(san, "status", "?"));
+			if (cko_jget(san, "rejected"))
+				cJSON_AddItemToObject(sj, "rejected", cJSON_Duplicate(cko_jget(san, "rejected"), 1));
+		}
 		cJSON *tok = token_totals(run, upto);
 		if (tok)
 			cJSON_AddItemToObject(s, "tokens", tok);
@@ -575,6 +592,7 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 	cJSON_Delete(ref);
 	cJSON_Delete(index);
 	cJSON_Delete(baseline);
+	cJSON_Delete(san);
 	return 0;
 }
 
@@ -627,9 +645,11 @@ int main(int argc, char **argv)
 		{"max-speedup", required_argument, 0, 'm'}, {"summary", required_argument, 0, 's'},
 		{"best", required_argument, 0, 'b'},      {"replay", required_argument, 0, 'y'},
 		{"print", required_argument, 0, 'P'},     {"output", required_argument, 0, 'o'},
+		{"sanitize", required_argument, 0, 'S'},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
 	const char *cand = NULL, *run = NULL, *out = NULL, *sum = NULL, *best = NULL, *replay = NULL, *print = NULL;
+	const char *san = NULL;
 	int upto = -1, c;
 	cand_opts o = {NULL, NULL, 0.8, 1e4};
 	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
@@ -646,6 +666,7 @@ int main(int argc, char **argv)
 		case 'y': replay = optarg; break;
 		case 'P': print = optarg; break;
 		case 'o': out = optarg; break;
+		case 'S': san = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -663,5 +684,5 @@ int main(int argc, char **argv)
 	}
 	if (upto < 0)
 		cko_die(CKO_BADINPUT, "--run needs --upto N (the last iteration)");
-	return rank_run(run, upto, out, sum, best, replay);
+	return rank_run(run, upto, out, sum, best, replay, san);
 }

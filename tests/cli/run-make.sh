@@ -11,7 +11,9 @@ done
 cd "$T" || exit 1
 mkdir -p bin
 for f in "$CKO_BIN"/cko-*; do ln -s "$f" bin/; done
-for f in cko-props cko-run cko-bench; do rm -f bin/$f; cp "$CKO_TOP/tests/fake-gpu/$f" bin/$f; done
+for f in cko-props cko-run cko-bench cko-profile; do rm -f bin/$f; cp "$CKO_TOP/tests/fake-gpu/$f" bin/$f; done
+cp "$CKO_TOP/tests/fake-gpu/compute-sanitizer" bin/
+export COMPUTE_SANITIZER=$T/bin/compute-sanitizer
 cp "$CKO_TOP/tests/fake-gpu/common.sh" bin/
 export CKO_LOCK_DIR=$T/locks
 
@@ -60,7 +62,8 @@ expect_jq run-make/no-repeats '[.candidates[] | select(.status != "skipped") | .
 ref=$(new_run "$T/b")
 mk "$ref" ITER=5 >/dev/null 2>&1
 killed=$(new_run "$T/c")
-for delay in 0.5 1.3 2.1 3.4; do
+# 20 kills at spread-out points (the delays are fixed, so the test is repeatable)
+for delay in 0.3 1.1 0.6 1.7 0.4 2.2 0.9 1.4 0.5 2.6 0.7 1.9 0.35 1.2 0.8 2.4 0.45 1.6 1.0 2.0; do
 	FAKE_GPU_SLEEP=0.2 setsid make -C "$killed" -f run.mk CKO_BIN="$T/bin" ITER=5 >/dev/null 2>&1 &
 	pid=$!
 	sleep $delay
@@ -97,6 +100,28 @@ FAKE_RUN_EXIT=3 mk "$trun" ITER=1 >/dev/null 2>&1
 st=$?
 [ $st -ne 0 ] && [ ! -e "$trun/reference/run.json" ] && ok run-make/trouble-stops || fail run-make/trouble-stops "make exit $st"
 expect_status run-make/trouble-resume 0 mk "$trun" ITER=1
+
+# --use-nsight and --sanitize: profiles for the verified candidates; the
+# fastest candidate has a race the sanitizer reports, so the next one is best.
+pr=$T/san-proposals
+mkdir -p "$pr/iter-001/c0" "$pr/iter-001/c1"
+sed 's|// FAKE: ok|// FAKE: ok time=0.3 race|' "$D/kernels/copy.cu" >"$pr/iter-001/c0/kernel.cu"
+sed 's|// FAKE: ok|// FAKE: ok time=0.8|' "$D/kernels/copy.cu" >"$pr/iter-001/c1/kernel.cu"
+cp "$D/launch.json" "$pr/iter-001/c0/"; cp "$D/launch.json" "$pr/iter-001/c1/"
+srun=$(new_run "$T/s" --proposals "$pr" --candidates 2 --use-nsight --sanitize)
+expect_status run-make/nsight-sanitize 0 mk "$srun" ITER=1
+[ -f "$srun/iter-001/c1/profile.json" ] && [ -f "$srun/iter-000/c0/profile.txt" ] && ok run-make/profiles-made || fail run-make/profiles-made "no profile.json"
+expect_jq run-make/sanitizer-rejects-racy '.status == "ok" and .rejected == ["iter-001/c0"] and .passed == "iter-001/c1"' "$srun/sanitize.json"
+expect_jq run-make/racy-not-best '.best == "iter-001/c1" and .sanitizer.rejected == ["iter-001/c0"]' "$srun/summary.json"
+grep -q 'time=0.8' "$srun/best.cu" && ok run-make/best-cu-is-clean || fail run-make/best-cu-is-clean "best.cu is not iter-001/c1's"
+
+# A pool of two GPUs: GPU steps run two at a time at most, one per slot,
+# each seeing only its GPU.
+prun=$(new_run "$T/p" --candidates 4)
+FAKE_GPU_LOG=$T/pool.log FAKE_GPU_SLEEP=0.2 CUDA_VISIBLE_DEVICES=6,7 mk "$prun" -j6 GPUS=2 ITER=1 >/dev/null 2>&1 && ok run-make/pool || fail run-make/pool "make failed"
+awk '$1 == "start" { if (busy[$5]) bad = 1; busy[$5] = 1; seen[$5] = $6 } $1 == "end" { busy[$5] = 0 }
+	END { exit bad || seen[0] != 6 || seen[1] != 7 }' "$T/pool.log" &&
+	ok run-make/pool-one-step-per-gpu || fail run-make/pool-one-step-per-gpu "$(head -12 "$T/pool.log")"
 
 # make -j: GPU steps never overlap (they hold the lock), the rest runs in parallel
 jrun=$(new_run "$T/j" --candidates 3)
