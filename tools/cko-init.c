@@ -21,7 +21,7 @@ static void usage(int status)
 		"                [--input-cases file] [--space file] [--config file] [--model name] [--max-iterations n]\n"
 		"                [--candidates k] [--strategy s] [--seed n] [--hidden-seed n] [--use-nsight]\n"
 		"                [--nvidia-research] [--sanitize] [--gpus n] [--timeout s] [--proposals dir]\n"
-		"                [--results dir]\n");
+		"                [--launcher command] [--results dir]\n");
 	exit(status);
 }
 
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	cko_setprog(argv[0]);
 	enum { O_WORKLOAD = 256, O_FROM, O_DESC, O_SIG, O_REF, O_REFL, O_INIT, O_LAUNCH, O_CASES, O_SPACE, O_CONFIG,
 	       O_MODEL, O_ITERS, O_CANDS, O_STRAT, O_SEED, O_HSEED, O_NSIGHT, O_RESEARCH, O_SANITIZE, O_GPUS,
-	       O_TIMEOUT, O_PROPOSALS, O_RESULTS };
+	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER };
 	static const struct option lo[] = {
 		{"workload", required_argument, 0, O_WORKLOAD}, {"from", required_argument, 0, O_FROM},
 		{"description", required_argument, 0, O_DESC}, {"signature", required_argument, 0, O_SIG},
@@ -164,6 +164,7 @@ int main(int argc, char **argv)
 		{"nvidia-research", no_argument, 0, O_RESEARCH}, {"sanitize", no_argument, 0, O_SANITIZE},
 		{"gpus", required_argument, 0, O_GPUS}, {"timeout", required_argument, 0, O_TIMEOUT},
 		{"proposals", required_argument, 0, O_PROPOSALS}, {"results", required_argument, 0, O_RESULTS},
+		{"launcher", required_argument, 0, O_LAUNCHER},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	part parts[NPARTS] = {
@@ -173,7 +174,7 @@ int main(int argc, char **argv)
 		[DESC] = {"description.txt", "--description", NULL}, [SPACE] = {"space.json", "--space", NULL},
 	};
 	const char *workload = NULL, *from = NULL, *desc = NULL, *config_path = NULL, *model = NULL;
-	const char *strategy = NULL, *proposals = NULL, *results = "results";
+	const char *strategy = NULL, *proposals = NULL, *results = "results", *launcher = NULL;
 	long iters = -1, cands = -1, gpus = 0, seed = -1, hseed = -1;
 	double timeout = 0;
 	int nsight = 0, research = 0, sanitize = 0, c, supplied_ref = 0;
@@ -214,6 +215,11 @@ int main(int argc, char **argv)
 			break;
 		case O_PROPOSALS: proposals = optarg; break;
 		case O_RESULTS: results = optarg; break;
+		case O_LAUNCHER:
+			if (strchr(optarg, '\'') || strchr(optarg, '$') || strchr(optarg, '\n'))
+				cko_die(CKO_BADINPUT, "--launcher: no quotes, $ or newlines (it is split on blanks)");
+			launcher = optarg;
+			break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -409,6 +415,8 @@ int main(int argc, char **argv)
 		buf_printf(&mk, "TIMEOUT     := %g\n", timeout);
 	if (proposals)
 		buf_printf(&mk, "PROPOSALS   := %s\n", abs_path(proposals));
+	if (launcher)
+		buf_printf(&mk, "LAUNCHER    := %s\n", launcher);
 	if (missing.len) {
 		buf_puts(&mk, "GENERATE    :=");
 		for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)

@@ -1,5 +1,5 @@
 # Shared by the fake GPU tools (sourced).
-log() { [ -n "$FAKE_GPU_LOG" ] && echo "$1 $TOOL $$ $(date +%s.%N) ${CKO_GPU_SLOT:-0} ${CUDA_VISIBLE_DEVICES:-}" >>"$FAKE_GPU_LOG"; true; }
+log() { [ -n "$FAKE_GPU_LOG" ] && echo "$1 $TOOL $$ $(date +%s.%N) ${CKO_GPU_SLOT:-0} ${CUDA_VISIBLE_DEVICES:--} ${SLURM_JOB_ID:-none}" >>"$FAKE_GPU_LOG"; true; }
 # The source of the kernel a request runs, and its launch.json.
 req_dir() { dirname "$1"; }
 kernel_dir() { d=$(req_dir "$1"); c=$(jq -r .cubin "$1"); dirname "$d/$c"; }
