@@ -320,6 +320,9 @@ void cko_proc_free(cko_proc *r);
  * waits and kills the child's process group after `seconds`, then calls
  * on_timeout in the parent and exits with its return. 0 disables. */
 void cko_watchdog(double seconds, int (*on_timeout)(void *), void *arg);
+/* An on_timeout for tools with a JSON result: writes {"tool", "status":
+ * "timeout", "message"} to the path arg points to, returns 1. */
+int cko_watchdog_result(void *path);
 
 /* ---- gpu: the CUDA driver API, loaded at run time (cuda.c) ----
  * Tools call the driver API by its usual names; they resolve to pointers

@@ -106,6 +106,20 @@ void cko_proc_free(cko_proc *r)
 	r->out = NULL;
 }
 
+int cko_watchdog_result(void *path)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "tool", cko_prog());
+	cJSON_AddStringToObject(o, "status", "timeout");
+	char *m = xasprintf("%s did not finish in time and was killed by its watchdog", cko_prog());
+	cJSON_AddStringToObject(o, "message", m);
+	cko_json_write((const char *)path, o);
+	cko_warn("killed by the watchdog");
+	free(m);
+	cJSON_Delete(o);
+	return CKO_VERDICT;
+}
+
 void cko_watchdog(double seconds, int (*on_timeout)(void *), void *arg)
 {
 	if (seconds <= 0)

@@ -22,17 +22,6 @@ static void usage(int status)
 
 static const char *json_out = "-";
 
-static int on_watchdog(void *arg)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "tool", "cko-bench");
-	cJSON_AddStringToObject(o, "status", "timeout");
-	cJSON_AddStringToObject(o, "message", "cko-bench did not finish in time and was killed by its watchdog");
-	cko_json_write(json_out, o);
-	cko_warn("killed by the watchdog");
-	return CKO_VERDICT;
-}
-
 typedef struct {
 	int warmup, iters, flush, check;
 	double timeout;
@@ -242,7 +231,7 @@ int main(int argc, char **argv)
 		usage(2);
 	cko_requests_check(argc - optind, argv + optind);
 	int nreq = argc - optind;
-	cko_watchdog(B.timeout * (B.warmup + B.iters) * nreq + 60, on_watchdog, NULL);
+	cko_watchdog(B.timeout * (B.warmup + B.iters) * nreq + 60, cko_watchdog_result, (void *)json_out);
 	double t0 = cko_now();
 	cko_gpu g;
 	cko_gpu_open(&g);

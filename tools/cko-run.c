@@ -29,18 +29,6 @@ static void set_status(cJSON *o, const char *status)
 
 static void write_result(void) { cko_json_write(json_out, result); }
 
-/* The watchdog's last resort, in the parent after killing a stuck worker. */
-static int on_watchdog(void *arg)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "tool", "cko-run");
-	cJSON_AddStringToObject(o, "status", "timeout");
-	cJSON_AddStringToObject(o, "message", "cko-run did not finish in time and was killed by its watchdog");
-	cko_json_write(json_out, o);
-	cko_warn("killed by the watchdog");
-	return CKO_VERDICT;
-}
-
 /* Compares the two runs' outputs; returns "ok", "unwritten" or
  * "nondeterministic" and describes the first differences in o. */
 static const char *compare_runs(const cko_rparam *q, const cko_tensor *a, const cko_tensor *b, cJSON *o)
@@ -256,7 +244,7 @@ int main(int argc, char **argv)
 		usage(2);
 	cko_requests_check(argc - optind, argv + optind);
 	int nreq = argc - optind;
-	cko_watchdog(timeout_s * (4.0 * nreq * (twice ? 2 : 1)) + 60, on_watchdog, NULL);
+	cko_watchdog(timeout_s * (4.0 * nreq * (twice ? 2 : 1)) + 60, cko_watchdog_result, (void *)json_out);
 	double t0 = cko_now();
 	cko_gpu g;
 	cko_gpu_open(&g);
