@@ -70,6 +70,8 @@ void cko_write_file2(const char *path, const void *data, size_t len, const void 
 /* Writes only if the content differs, so make sees no newer file.
  * Returns 1 if written. */
 int cko_write_if_changed(const char *path, const void *data, size_t len);
+/* Copies a file (at most 64 MiB) atomically; dies naming it on trouble. */
+void cko_copy_file(const char *from, const char *to);
 void cko_mkdir_p(const char *path);
 int cko_exists(const char *path);
 int cko_is_dir(const char *path);
@@ -294,6 +296,7 @@ typedef struct {
 	int nsets;
 	cko_rset *sets;
 	char *out;           /* resolved; may be NULL */
+	double flops, bytes; /* the case's counts, 0 when not given */
 } cko_request;
 void cko_request_load(const char *path, cko_request *rq);
 void cko_request_free(cko_request *rq);

@@ -133,6 +133,14 @@ int cko_write_if_changed(const char *path, const void *data, size_t len)
 	return 1;
 }
 
+void cko_copy_file(const char *from, const char *to)
+{
+	size_t n;
+	char *s = cko_read_file(from, 64u << 20, &n);
+	cko_write_file(to, s, n);
+	free(s);
+}
+
 void cko_mkdir_p(const char *path)
 {
 	char *p = xstrdup(path);

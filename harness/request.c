@@ -42,6 +42,8 @@ void cko_request_load(const char *path, cko_request *rq)
 	rq->launch.smem = cko_jint_opt(root, "smem", 0, path, "");
 	if (rq->launch.smem < 0)
 		cko_jfail(path, "smem", "must be >= 0");
+	rq->flops = cko_jnum_opt(root, "flops", 0);
+	rq->bytes = cko_jnum_opt(root, "bytes", 0);
 	const char *out = cko_jstr_opt(root, "out", NULL);
 	rq->out = out ? cko_path_join(rq->dir, out) : NULL;
 

@@ -156,6 +156,11 @@ static void bench_request(bench *B, const char *path, cJSON *c)
 		cJSON_AddItemToObject(c, k->string, cJSON_Duplicate(k, 1));
 	cJSON_Delete(sj);
 	cJSON_AddItemToObject(c, "samples_ms", cJSON_CreateDoubleArray(ms, B->iters));
+	/* Achieved rates from the case's FLOP and byte counts. */
+	if (st.median > 0 && rq.flops > 0)
+		cJSON_AddNumberToObject(c, "tflops", rq.flops / (st.median * 1e-3) * 1e-12);
+	if (st.median > 0 && rq.bytes > 0)
+		cJSON_AddNumberToObject(c, "gbps", rq.bytes / (st.median * 1e-3) * 1e-9);
 	free(ms);
 	if (B->check) {
 		int ok = check_outputs(&x, &rq, c);
@@ -173,22 +178,6 @@ out:
 	if (!B->lost)
 		cko_exec_close(&x);
 	cko_request_free(&rq);
-}
-
-/* Adds TFLOP/s and GB/s from the request's counts. */
-static void add_rates(const char *path, cJSON *c)
-{
-	cJSON *rq = cko_json_load(path);
-	const cJSON *med = cko_jget(c, "median_ms");
-	double fl = cko_jnum_opt(rq, "flops", 0), by = cko_jnum_opt(rq, "bytes", 0);
-	if (cJSON_IsNumber(med) && med->valuedouble > 0) {
-		double s = med->valuedouble * 1e-3;
-		if (fl > 0)
-			cJSON_AddNumberToObject(c, "tflops", fl / s * 1e-12);
-		if (by > 0)
-			cJSON_AddNumberToObject(c, "gbps", by / s * 1e-9);
-	}
-	cJSON_Delete(rq);
 }
 
 int main(int argc, char **argv)
@@ -261,7 +250,6 @@ int main(int argc, char **argv)
 		}
 		cko_info("timing %s", argv[i]);
 		bench_request(&B, argv[i], cj);
-		add_rates(argv[i], cj);
 		const char *st = cJSON_GetObjectItem(cj, "status")->valuestring;
 		if (strcmp(st, "ok")) {
 			if (!strcmp(overall, "ok"))

@@ -74,14 +74,6 @@ static char *abs_path(const char *p)
 	return xstrdup(p);
 }
 
-static void copy_file(const char *from, const char *to)
-{
-	size_t n;
-	char *s = cko_read_file(from, 64u << 20, &n);
-	cko_write_file(to, s, n);
-	free(s);
-}
-
 /* results/run-NNN: the next number after the highest present; mkdir is the
  * lock, so a concurrent cko-init takes the number after. */
 static char *make_run_dir(const char *results)
@@ -134,12 +126,12 @@ static void copy_space(const char *space, const char *wdir)
 		if (src[0] == '/' || strstr(src, ".."))
 			cko_jfail(space, cko_field(cko_field_i("variants", i), "source"), "must be a path inside the folder of space.json");
 		char *from = cko_path_join(sdir, src), *to = xasprintf("%s/%s", wdir, src);
-		copy_file(from, to);
+		cko_copy_file(from, to);
 		free(from);
 		free(to);
 	}
 	char *to = xasprintf("%s/space.json", wdir);
-	copy_file(space, to);
+	cko_copy_file(space, to);
 	free(to);
 	free(sdir);
 	cJSON_Delete(s);
@@ -321,18 +313,18 @@ int main(int argc, char **argv)
 		if (!parts[i].src || i == SPACE)
 			continue;
 		char *to = xasprintf("%s/%s", wdir, parts[i].name);
-		copy_file(parts[i].src, to);
+		cko_copy_file(parts[i].src, to);
 		free(to);
 	}
 	if (supplied_ref) {
 		char *to = xasprintf("%s/supplied-reference.cu", run);
-		copy_file(parts[REF].src, to);
+		cko_copy_file(parts[REF].src, to);
 		free(to);
 	}
 	if (desc) {
 		char *to = xasprintf("%s/description.txt", wdir);
 		if (desc[0] == '@')
-			copy_file(desc + 1, to);
+			cko_copy_file(desc + 1, to);
 		else
 			cko_write_file(to, desc, strlen(desc));
 		free(to);

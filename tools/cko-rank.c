@@ -121,8 +121,8 @@ static char *first_failure(const cJSON *j, const char *what)
 
 static double case_num(const char *cases_dir, const char *name, const char *key)
 {
-	char *p = xasprintf("%s/%s/case.json", cases_dir, name);
-	cJSON *c = cko_exists(p) ? cko_json_load(p) : NULL;
+	char *p = xasprintf("%s/case.json", name);
+	cJSON *c = load_opt(cases_dir, p);
 	double v = cko_jnum_opt(c, key, 0);
 	cJSON_Delete(c);
 	free(p);
@@ -157,8 +157,9 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 	cJSON *bench = load_opt(dir, "bench.json"), *prof = load_opt(dir, "profile.json");
 	cJSON *props = o->props && cko_exists(o->props) ? cko_json_load(o->props) : NULL;
 	cJSON *ref = o->reference && cko_exists(o->reference) ? cko_json_load(o->reference) : NULL;
-	char *ipath = xasprintf("%s/index.json", cases_dir);
-	cJSON *index = cko_exists(ipath) ? cko_json_load(ipath) : cJSON_CreateArray();
+	cJSON *index = load_opt(cases_dir, "index.json");
+	if (!index)
+		index = cJSON_CreateArray();
 
 	const char *status = "ok", *stage = NULL;
 	char *reason = NULL;
@@ -282,7 +283,6 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
 		cJSON_Delete(all[i]);
 	free(reason);
-	free(ipath);
 	free(id);
 	free(run_dir);
 	free(cases_dir);
@@ -332,14 +332,6 @@ static void write_replay(const char *req_path, const char *replay_dir, const cha
 	cJSON_Delete(rq);
 }
 
-static void copy_file(const char *from, const char *to)
-{
-	size_t n;
-	char *s = cko_read_file(from, 64u << 20, &n);
-	cko_write_file(to, s, n);
-	free(s);
-}
-
 /* Sums token counts from every usage*.json of the iterations. */
 static cJSON *token_totals(const char *run, int upto)
 {
@@ -385,21 +377,11 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 		    const char *replay, const char *san_path)
 {
 	cJSON *san = san_path ? cko_json_load(san_path) : NULL;
-	char *p = xasprintf("%s/config.json", run);
-	cJSON *config = cko_exists(p) ? cko_json_load(p) : NULL;
-	free(p);
-	p = xasprintf("%s/props.json", run);
-	cJSON *props = cko_exists(p) ? cko_json_load(p) : NULL;
-	free(p);
-	p = xasprintf("%s/reference/bench.json", run);
-	cJSON *ref = cko_exists(p) ? cko_json_load(p) : NULL;
-	free(p);
-	p = xasprintf("%s/cases/index.json", run);
-	cJSON *index = cko_exists(p) ? cko_json_load(p) : cJSON_CreateArray();
-	free(p);
-	p = xasprintf("%s/baseline.json", run);
-	cJSON *baseline = cko_exists(p) ? cko_json_load(p) : NULL;
-	free(p);
+	cJSON *config = load_opt(run, "config.json"), *props = load_opt(run, "props.json");
+	cJSON *ref = load_opt(run, "reference/bench.json"), *baseline = load_opt(run, "baseline.json");
+	cJSON *index = load_opt(run, "cases/index.json");
+	if (!index)
+		index = cJSON_CreateArray();
 
 	cJSON *h = cJSON_CreateObject();
 	cJSON_AddStringToObject(h, "tool", "cko-rank");
@@ -558,8 +540,8 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 		char *launch_path = xasprintf("%.*s-launch.json", (int)(cu ? bl - 3 : bl), best_path);
 		if (best_dir) {
 			char *k = xasprintf("%s/kernel.cu", best_dir), *l = xasprintf("%s/launch.json", best_dir);
-			copy_file(k, best_path);
-			copy_file(l, launch_path);
+			cko_copy_file(k, best_path);
+			cko_copy_file(l, launch_path);
 			free(k);
 			free(l);
 		} else {
