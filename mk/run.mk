@@ -70,8 +70,10 @@ ALL_RESULTS := $(call results_of,000) $(foreach i,$(ITER_NUMS),$(call results_of
 LAST := $(call pad,$(ITER))
 
 HEATMAP := $(if $(shell command -v gnuplot 2>/dev/null),heatmap.png,)
-# The vendor baseline (cuBLAS) for sgemm-shaped workloads.
-BASELINE := $(if $(and $(shell command -v cko-baseline 2>/dev/null),$(filter sgemm,$(shell jq -r .entry $(SIGNATURE) 2>/dev/null))),baseline.json)
+# The vendor baseline (cuBLAS) for sgemm-shaped workloads. ($(shell) in make
+# 4.3 does not see the PATH exported above, so look in CKO_BIN first.)
+HAVE_BASELINE := $(or $(wildcard $(CKO_BIN)/cko-baseline),$(shell command -v cko-baseline 2>/dev/null))
+BASELINE := $(if $(and $(HAVE_BASELINE),$(filter sgemm,$(shell jq -r .entry $(SIGNATURE) 2>/dev/null))),baseline.json)
 
 # No recipe, so `make -q` says whether the run is complete; `make show`
 # prints the summary again.
