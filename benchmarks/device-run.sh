@@ -2,7 +2,11 @@
 # benchmarks/device-run.sh STEP...: what a session on the GPU machine runs,
 # in one call (see ../shared/device/README.md). Builds, then each step:
 #   tests       the GPU tests (tests/gpu/*.sh) and the whole suite
-#   core adversarial profile workloads   one GPU test each
+#   core adversarial profile workloads interrupt sanitize   one GPU test each
+#   overhead    per-candidate overhead: a sgemm run on 6 cases
+#               (benchmarks/overhead-cases.json), 3 tuner candidates, no -j
+#   sweep DIR   every point of DIR (HASH/kernel.cubin + launch.json, compiled
+#               beforehand) timed on square_4096: benchmarks/sweep.sh
 #   tune N K    a sgemm run with the built-in tuner, N iterations of K candidates
 #   pipeline    a real sgemm run (3 iterations x 4), extended to 4 while being
 #               killed with -9 twice, then resumed; history checked
@@ -31,7 +35,7 @@ while [ $# -gt 0 ]; do
 	t "$step"
 	case $step in
 	tests) timeout 500 sh tests/run 2>&1 | tee "$L/tests.log" | grep -v '^ok ' | tail -60 ;;
-	core|adversarial|profile|workloads) timeout "${STEP_TIMEOUT:-500}" sh tests/run "gpu/$step" 2>&1 | tee "$L/$step.log" | grep -v '^ok ' ;;
+	core|adversarial|profile|workloads|interrupt|sanitize) timeout "${STEP_TIMEOUT:-500}" sh tests/run "gpu/$step" 2>&1 | tee "$L/$step.log" | grep -v '^ok ' ;;
 	tune)
 		n=$1 k=$2; shift 2
 		run=$(cko-init --workload sgemm --max-iterations "$n" --candidates "$k" --strategy "${STRATEGY:-auto}" --results /tmp/results)
@@ -55,7 +59,7 @@ while [ $# -gt 0 ]; do
 		cat "$run"/iter-00[0-3]/c*/result.json | md5sum >"$L/before.md5"
 		for d in 5 9; do
 			setsid make -C "$run" -f run.mk -j4 ITER=4 >>"$L/pipeline.log" 2>&1 &
-			p=$!; sleep $d; kill -9 -- -$p 2>/dev/null; wait $p 2>/dev/null
+			p=$!; sleep $d; kill -9 -$p 2>/dev/null; wait $p 2>/dev/null
 			echo "killed make -9 after $d s: $(ls -d "$run"/iter-004/c*/result.json 2>/dev/null | wc -l) of 4 new results"
 		done
 		timeout 60 make -C "$run" -f run.mk -j4 ITER=4 >>"$L/pipeline.log" 2>&1; echo "resumed ITER=4: make $?"
@@ -70,6 +74,22 @@ while [ $# -gt 0 ]; do
 			for f in compile run compare bench; do cp "$c/$f.json" "$L/pipeline/$id-$f.json" 2>/dev/null; done
 		done
 		;;
+	overhead)
+		R=/dev/shm/overhead; rm -rf "$R"
+		run=$(cko-init --workload sgemm --input-cases benchmarks/overhead-cases.json --max-iterations 1 --candidates 3 \
+			--strategy random --seed 3 --results "$R")
+		s0=$(date +%s)
+		timeout 400 make -C "$run" -f run.mk >"$L/overhead.log" 2>&1; echo "make: $?, $(( $(date +%s) - s0 )) s"
+		sh benchmarks/overhead.sh "$run" | tee "$L/overhead.tsv"
+		mkdir -p "$L/overhead"
+		for c in "$run"/iter-*/c*; do
+			id=$(echo "$c" | sed 's|.*/\(iter-[0-9]*\)/\(c[0-9]*\)|\1-\2|')
+			for f in compile run compare bench; do cp "$c/$f.json" "$L/overhead/$id-$f.json" 2>/dev/null; done
+		done
+		cp "$run/history.json" "$run/summary.json" "$L/overhead/" 2>/dev/null
+		rm -rf "$R"
+		;;
+	sweep) d=$1; shift; sh benchmarks/sweep.sh "$d" "$L/sweep" ;;
 	llm) CKO_REAL_GPU=1 timeout 60 sh tests/run run-llm 2>&1 | tee "$L/llm.log" | grep -v '^ok ' ;;
 	demo) timeout 560 make demo 2>&1 | tee "$L/demo.log" | tail -25 ;;
 	*) echo "unknown step $step" ;;

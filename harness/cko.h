@@ -526,6 +526,25 @@ CUresult cko_exec_launch(cko_exec *x, int s, CUstream st);
 /* Waits for an event with a deadline: CUDA_SUCCESS, the error, or
  * CKO_CU_TIMEOUT. */
 CUresult cko_wait_event(CUevent ev, double timeout_s);
+/* Host seconds per phase of a tool's work, summed over its requests and
+ * reported as "phase_seconds" in cko-run's and cko-bench's JSON: where the
+ * time outside the kernels goes. */
+enum {
+	CKO_PH_INIT,     /* driver and context */
+	CKO_PH_LOAD,     /* input .npy files read */
+	CKO_PH_UPLOAD,   /* device buffers allocated, guarded, filled */
+	CKO_PH_LAUNCH,   /* poison, launch, wait (timing loop in cko-bench) */
+	CKO_PH_CHECK,    /* guards and unchanged inputs */
+	CKO_PH_READBACK, /* outputs copied back */
+	CKO_PH_COMPARE,  /* outputs compared (two launches, or expected) */
+	CKO_PH_WRITE,    /* outputs written as .npy */
+	CKO_PH_RELOAD,   /* module loaded again */
+	CKO_PH_N
+};
+extern double cko_phase_s[CKO_PH_N];
+/* Adds the seconds since *t0 to phase ph and sets *t0 to now. */
+void cko_phase_add(int ph, double *t0);
+cJSON *cko_phase_json(void);
 /* 0 if set s's guards are intact, else 1 with a message naming the buffer. */
 int cko_exec_check_guards(cko_exec *x, int s, char *msg, size_t n);
 /* 0 if set s's in buffers still hold their inputs, else 1 with a message. */

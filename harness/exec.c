@@ -5,6 +5,25 @@
 #include <string.h>
 #include <unistd.h>
 
+double cko_phase_s[CKO_PH_N];
+
+void cko_phase_add(int ph, double *t0)
+{
+	double t = cko_now();
+	cko_phase_s[ph] += t - *t0;
+	*t0 = t;
+}
+
+cJSON *cko_phase_json(void)
+{
+	static const char *names[CKO_PH_N] = {"init",    "load",    "upload", "launch", "check",
+					      "readback", "compare", "write",  "reload"};
+	cJSON *o = cJSON_CreateObject();
+	for (int i = 0; i < CKO_PH_N; i++)
+		cJSON_AddNumberToObject(o, names[i], cko_phase_s[i]);
+	return o;
+}
+
 #define AT(x, s, i) ((size_t)(s) * (size_t)(x)->np + (size_t)(i))
 
 static size_t param_bytes(const cko_rparam *q) { return q->count * cko_dtype_size(q->p.dtype); }
@@ -38,8 +57,10 @@ int cko_exec_open(cko_exec *x, const cko_request *rq, int nsets, char *err, size
 	x->dev = xcalloc(n, sizeof *x->dev);
 	x->args = xcalloc(n, sizeof *x->args);
 	x->vals = xcalloc(n, sizeof *x->vals);
+	double t0 = cko_now();
 	for (int s = 0; s < x->nsets; s++) {
 		cko_request_read_inputs(rq, s, &x->host[AT(x, s, 0)]);
+		cko_phase_add(CKO_PH_LOAD, &t0);
 		for (int i = 0; i < x->np; i++) {
 			const cko_rparam *q = &rq->params[i];
 			size_t k = AT(x, s, i);
@@ -61,13 +82,24 @@ int cko_exec_open(cko_exec *x, const cko_request *rq, int nsets, char *err, size
 				CU_CHECK(cuMemcpyHtoD(b->pristine, x->host[k].data, b->bytes));
 			}
 		}
+		cko_phase_add(CKO_PH_UPLOAD, &t0);
 	}
 	return 0;
 }
 
+static int reload(cko_exec *x, const cko_request *rq, char *err, size_t errlen);
+
 int cko_exec_reload(cko_exec *x, char *err, size_t errlen)
 {
 	const cko_request *rq = x->rq;
+	double t0 = cko_now();
+	int rc = reload(x, rq, err, errlen);
+	cko_phase_add(CKO_PH_RELOAD, &t0);
+	return rc;
+}
+
+static int reload(cko_exec *x, const cko_request *rq, char *err, size_t errlen)
+{
 	if (x->mod)
 		CU_CHECK(cuModuleUnload(x->mod));
 	x->mod = NULL;
@@ -150,7 +182,26 @@ CUresult cko_wait_event(CUevent ev, double timeout_s)
 	}
 }
 
+static int check_guards(cko_exec *x, int s, char *msg, size_t n);
+static int check_inputs(cko_exec *x, int s, char *msg, size_t n);
+
 int cko_exec_check_guards(cko_exec *x, int s, char *msg, size_t n)
+{
+	double t0 = cko_now();
+	int rc = check_guards(x, s, msg, n);
+	cko_phase_add(CKO_PH_CHECK, &t0);
+	return rc;
+}
+
+int cko_exec_check_inputs(cko_exec *x, int s, char *msg, size_t n)
+{
+	double t0 = cko_now();
+	int rc = check_inputs(x, s, msg, n);
+	cko_phase_add(CKO_PH_CHECK, &t0);
+	return rc;
+}
+
+static int check_guards(cko_exec *x, int s, char *msg, size_t n)
 {
 	unsigned char g[CKO_GUARD_BYTES];
 	for (int i = 0; i < x->np; i++) {
@@ -178,7 +229,7 @@ int cko_exec_check_guards(cko_exec *x, int s, char *msg, size_t n)
 	return 0;
 }
 
-int cko_exec_check_inputs(cko_exec *x, int s, char *msg, size_t n)
+static int check_inputs(cko_exec *x, int s, char *msg, size_t n)
 {
 	for (int i = 0; i < x->np; i++) {
 		const cko_rparam *q = &x->rq->params[i];
@@ -216,7 +267,9 @@ void cko_exec_read(cko_exec *x, int s, int i, cko_tensor *t)
 	memcpy(t->shape, q->shape, sizeof t->shape);
 	t->count = q->count;
 	t->data = xmalloc(param_bytes(q));
+	double t0 = cko_now();
 	CU_CHECK(cuMemcpyDtoH(t->data, x->dev[AT(x, s, i)].ptr, param_bytes(q)));
+	cko_phase_add(CKO_PH_READBACK, &t0);
 }
 
 /* Shared memory is poisoned too: a kernel that reads shared memory it never

@@ -66,10 +66,14 @@ static int check_outputs(cko_exec *x, const cko_request *rq, cJSON *c)
 				continue;
 			char *path = xasprintf("%s/%s.npy", rq->sets[s].expected, q->p.name);
 			cko_tensor ex, ac;
+			double t0 = cko_now();
 			cko_npy_read(path, &ex);
+			cko_phase_add(CKO_PH_LOAD, &t0);
 			cko_exec_read(x, s, i, &ac);
+			t0 = cko_now();
 			cko_cmp r;
 			cko_compare(&ex, &ac, &q->tol, 3, &r);
+			cko_phase_add(CKO_PH_COMPARE, &t0);
 			if (r.problem[0])
 				cko_die(CKO_BADINPUT, "%s: %s", path, r.problem);
 			ok &= r.ok;
@@ -108,6 +112,7 @@ static void bench_request(bench *B, const char *path, cJSON *c)
 	 * start event, the kernel and the stop event, so they run back to back.
 	 * Without it, everything is queued at once. */
 	CUresult r = CUDA_SUCCESS;
+	double tl = cko_now(), reload0 = cko_phase_s[CKO_PH_RELOAD];
 	for (int i = 0; i < total && r == CUDA_SUCCESS; i++) {
 		int s = i % x.nsets, t = i - B->warmup;
 		if (B->flush && i > 0) {
@@ -136,6 +141,8 @@ static void bench_request(bench *B, const char *path, cJSON *c)
 	}
 	if (r == CUDA_SUCCESS)
 		r = cko_wait_event(done, B->timeout * (B->flush ? 1 : total));
+	cko_phase_add(CKO_PH_LAUNCH, &tl); /* less the reloads, counted apart */
+	cko_phase_s[CKO_PH_LAUNCH] -= cko_phase_s[CKO_PH_RELOAD] - reload0;
 	if (r != CUDA_SUCCESS) {
 		char m[128];
 		snprintf(m, sizeof m, "%s while timing", r == CKO_CU_TIMEOUT ? "did not finish" : "faulted");
@@ -221,9 +228,10 @@ int main(int argc, char **argv)
 	cko_requests_check(argc - optind, argv + optind);
 	int nreq = argc - optind;
 	cko_watchdog(B.timeout * (B.warmup + B.iters) * nreq + 60, cko_watchdog_result, (void *)json_out);
-	double t0 = cko_now();
+	double t0 = cko_now(), tp = t0;
 	cko_gpu g;
 	cko_gpu_open(&g);
+	cko_phase_add(CKO_PH_INIT, &tp);
 	CU_CHECK(cuStreamCreate(&B.st, CU_STREAM_NON_BLOCKING));
 	if (B.flush) {
 		B.flushbytes = cko_flush_bytes(&g);
@@ -260,6 +268,7 @@ int main(int argc, char **argv)
 	}
 	cJSON_ReplaceItemInObject(out, "status", cJSON_CreateString(overall));
 	cJSON_AddNumberToObject(out, "seconds", cko_now() - t0);
+	cJSON_AddItemToObject(out, "phase_seconds", cko_phase_json());
 	cko_json_write(json_out, out);
 	fflush(NULL);
 	if (B.lost)

@@ -74,8 +74,18 @@ typedef struct {
 	const cko_gpu *g;
 } runner;
 
+static int launch_timed(runner *R, cko_exec *x, int s, int poison, cJSON *c, double *ms);
+
 /* One launch of set s with poison byte; 0 ok, else fills status/message. */
 static int launch_once(runner *R, cko_exec *x, int s, int poison, cJSON *c, double *ms)
+{
+	double t0 = cko_now();
+	int rc = launch_timed(R, x, s, poison, c, ms);
+	cko_phase_add(CKO_PH_LAUNCH, &t0);
+	return rc;
+}
+
+static int launch_timed(runner *R, cko_exec *x, int s, int poison, cJSON *c, double *ms)
 {
 	cko_exec_reset(x, s, poison, R->st);
 	cko_smem_poison(R->g, poison == CKO_POISON_A ? CKO_SMEM_POISON_A : CKO_SMEM_POISON_B, R->st);
@@ -170,7 +180,9 @@ static void run_request(runner *R, const char *path, cJSON *c, int nsets, int tw
 						continue;
 					cko_tensor second;
 					cko_exec_read(&x, s, i, &second);
+					double t0 = cko_now();
 					const char *v = compare_runs(&rq.params[i], &first[i], &second, diff);
+					cko_phase_add(CKO_PH_COMPARE, &t0);
 					if (strcmp(v, "ok") && !strcmp(verdict, "ok"))
 						verdict = v;
 					cko_tensor_free(&second);
@@ -190,6 +202,7 @@ static void run_request(runner *R, const char *path, cJSON *c, int nsets, int tw
 			}
 		}
 		if (write && rq.out) {
+			double t0 = cko_now();
 			for (int i = 0; i < x.np; i++) {
 				if (!first[i].data)
 					continue;
@@ -197,6 +210,7 @@ static void run_request(runner *R, const char *path, cJSON *c, int nsets, int tw
 				cko_npy_write(p, &first[i]);
 				free(p);
 			}
+			cko_phase_add(CKO_PH_WRITE, &t0);
 		}
 		for (int i = 0; i < x.np; i++)
 			cko_tensor_free(&first[i]);
@@ -245,9 +259,10 @@ int main(int argc, char **argv)
 	cko_requests_check(argc - optind, argv + optind);
 	int nreq = argc - optind;
 	cko_watchdog(timeout_s * (4.0 * nreq * (twice ? 2 : 1)) + 60, cko_watchdog_result, (void *)json_out);
-	double t0 = cko_now();
+	double t0 = cko_now(), tp = t0;
 	cko_gpu g;
 	cko_gpu_open(&g);
+	cko_phase_add(CKO_PH_INIT, &tp);
 	result = cJSON_CreateObject();
 	cJSON_AddStringToObject(result, "tool", "cko-run");
 	cJSON_AddStringToObject(result, "status", "ok");
@@ -285,6 +300,7 @@ int main(int argc, char **argv)
 	}
 	set_status(result, overall);
 	cJSON_AddNumberToObject(result, "seconds", cko_now() - t0);
+	cJSON_AddItemToObject(result, "phase_seconds", cko_phase_json());
 	write_result();
 	fflush(NULL);
 	if (R.timed_out || R.fault)

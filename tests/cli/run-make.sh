@@ -67,9 +67,13 @@ for delay in 0.3 1.1 0.6 1.7 0.4 2.2 0.9 1.4 0.5 2.6 0.7 1.9 0.35 1.2 0.8 2.4 0.
 	FAKE_GPU_SLEEP=0.2 setsid make -C "$killed" -f run.mk CKO_BIN="$T/bin" ITER=5 >/dev/null 2>&1 &
 	pid=$!
 	sleep $delay
-	kill -9 -- -$pid 2>/dev/null
+	# (dash's kill takes no --: `kill -9 -- -PID` would kill nothing)
+	kill -9 -$pid 2>/dev/null && hits=$((hits + 1))
 	wait $pid 2>/dev/null
 done
+# the kills must have landed in the middle of the run
+if [ "${hits:-0}" -ge 15 ] && ! mk "$killed" -q ITER=5 >/dev/null 2>&1; then ok run-make/kills-landed
+else fail run-make/kills-landed "${hits:-0} of 20 kills hit a running make (the run must still be incomplete)"; fi
 expect_status run-make/resume 0 mk "$killed" ITER=5
 strip "$ref/history.json" >h1.json
 strip "$killed/history.json" >h2.json
