@@ -498,6 +498,7 @@ size_t cko_flush_bytes(const cko_gpu *g);
 typedef struct {
 	CUdeviceptr base, ptr, pristine;
 	size_t bytes;
+	uint64_t hash; /* inputs: the keyed device hash of what was uploaded */
 } cko_dbuf;
 typedef struct {
 	const cko_request *rq;

@@ -23,6 +23,7 @@ start=$(date +%s)
 expect_status gpu/sanitize-run 0 make -C "$run" -f run.mk
 echo "info gpu/sanitize: the run took $(( $(date +%s) - start )) s"
 H=$run/history.json S=$run/sanitize.json
+echo "info gpu/sanitize: candidates $(jq -c '[.candidates[] | {id, status, stage, reason: ((.reason // "") | .[0:200]), geomean_ms}]' "$H")"
 expect_jq gpu/sanitize-racy-verified '.candidates[1].id == "iter-001/c0" and .candidates[1].status == "ok"' "$H"
 expect_jq gpu/sanitize-racy-fastest '.candidates[1].geomean_ms < .candidates[0].geomean_ms' "$H"
 expect_jq gpu/sanitize-racy-rejected '.rejected == ["iter-001/c0"] and .passed == "iter-000/c0" and .status == "ok"' "$S"
