@@ -5,8 +5,8 @@
 #   core adversarial profile workloads interrupt sanitize   one GPU test each
 #   overhead    per-candidate overhead: a sgemm run on 6 cases
 #               (benchmarks/overhead-cases.json), 3 tuner candidates, no -j
-#   sweep DIR   every point of DIR (HASH/kernel.cubin + launch.json, compiled
-#               beforehand) timed on square_4096: benchmarks/sweep.sh
+#   sweep [TAR] every point of the sgemm space timed on square_4096
+#               (benchmarks/sweep.sh; TAR: cubins compiled beforehand)
 #   tune N K    a sgemm run with the built-in tuner, N iterations of K candidates
 #   pipeline    a real sgemm run (3 iterations x 4), extended to 4 while being
 #               killed with -9 twice, then resumed; history checked
@@ -89,7 +89,7 @@ while [ $# -gt 0 ]; do
 		cp "$run/history.json" "$run/summary.json" "$L/overhead/" 2>/dev/null
 		rm -rf "$R"
 		;;
-	sweep) d=$1; shift; sh benchmarks/sweep.sh "$d" "$L/sweep" ;;
+	sweep) d=${1:-}; [ $# -gt 0 ] && shift; timeout 560 sh benchmarks/sweep.sh "$L/sweep" "$d" ;;
 	llm) CKO_REAL_GPU=1 timeout 60 sh tests/run run-llm 2>&1 | tee "$L/llm.log" | grep -v '^ok ' ;;
 	demo) timeout 560 make demo 2>&1 | tee "$L/demo.log" | tail -25 ;;
 	*) echo "unknown step $step" ;;
