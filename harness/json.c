@@ -20,14 +20,46 @@ static void line_col(const char *text, size_t off, int *line, int *col)
 	}
 }
 
+static int cmp_keys(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* A key that occurs twice among an object's members, or NULL. Pairwise for
+ * small objects, sorted for large ones (a reply of many keys must not take
+ * quadratic time). */
+static const char *duplicate_member(const cJSON *obj)
+{
+	size_t n = 0;
+	for (const cJSON *c = obj->child; c; c = c->next)
+		n++;
+	if (n <= 16) {
+		for (const cJSON *c = obj->child; c; c = c->next)
+			for (const cJSON *d = c->next; d; d = d->next)
+				if (c->string && d->string && !strcmp(c->string, d->string))
+					return c->string;
+		return NULL;
+	}
+	const char **keys = xcalloc(n, sizeof *keys);
+	size_t k = 0;
+	for (const cJSON *c = obj->child; c; c = c->next)
+		if (c->string)
+			keys[k++] = c->string;
+	qsort(keys, k, sizeof *keys, cmp_keys);
+	const char *dup = NULL;
+	for (size_t i = 1; i < k && !dup; i++)
+		if (!strcmp(keys[i - 1], keys[i]))
+			dup = keys[i];
+	free(keys);
+	return dup;
+}
+
 /* Returns the first duplicated key under item (depth-first), or NULL. */
 static const char *find_duplicate(const cJSON *item)
 {
+	if (item && cJSON_IsObject(item)) {
+		const char *dup = duplicate_member(item);
+		if (dup)
+			return dup;
+	}
 	for (const cJSON *c = item ? item->child : NULL; c; c = c->next) {
-		if (cJSON_IsObject(item) && c->string)
-			for (const cJSON *d = c->next; d; d = d->next)
-				if (d->string && !strcmp(c->string, d->string))
-					return c->string;
 		const char *dup = find_duplicate(c);
 		if (dup)
 			return dup;
