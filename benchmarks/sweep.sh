@@ -28,8 +28,11 @@ echo '{"candidates": []}' >"$S/h0.json"
 cko-tune -s "$W/space.json" -H "$S/h0.json" -i 1 -k 1000 --strategy exhaustive -o "$S/p1" || exit 3
 jq -s '{candidates: [.[] | {hash, status: "ok"}]}' "$S"/p1/c*/proposal.json >"$S/h1.json"
 cko-tune -s "$W/space.json" -H "$S/h1.json" -i 2 -k 1000 --strategy exhaustive -o "$S/p2" || exit 3
-jq -r '[input_filename, .hash] | @tsv' "$S"/p1/c*/proposal.json "$S"/p2/c*/proposal.json |
+# (past the end of the space cko-tune fills the batch with "exhausted"
+# placeholders, which have no hash)
+jq -r 'select(.hash) | [input_filename, .hash] | @tsv' "$S"/p1/c*/proposal.json "$S"/p2/c*/proposal.json |
 	while IFS='	' read -r f h; do mv "${f%/proposal.json}" "$S/pts/$h"; done
+rm -rf "$S/p1" "$S/p2"
 if [ -n "${SWEEP_LIMIT:-}" ]; then # a trial on fewer points
 	ls "$S/pts" | tail -n +"$((SWEEP_LIMIT + 1))" | while read -r h; do rm -rf "${S:?}/pts/$h"; done
 fi

@@ -51,6 +51,9 @@ typedef struct {
 	size_t len, cap;
 } cko_buf;
 void buf_add(cko_buf *b, const char *s, size_t n);
+/* The largest length <= max of s (n bytes) that does not end inside a
+ * UTF-8 character: for cutting text that goes on into JSON and prompts. */
+size_t cko_utf8_cut(const char *s, size_t n, size_t max);
 void buf_puts(cko_buf *b, const char *s);
 void buf_printf(cko_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_free(cko_buf *b);

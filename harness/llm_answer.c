@@ -129,9 +129,7 @@ static char *prose(const char *t, size_t len, const llm_block *b, int nb)
 		s++;
 	while (e > s && isspace((unsigned char)e[-1]))
 		e--;
-	size_t n = (size_t)(e - s);
-	if (n > LLM_NOTE_MAX)
-		n = LLM_NOTE_MAX;
+	size_t n = cko_utf8_cut(s, (size_t)(e - s), LLM_NOTE_MAX);
 	char *r = strndup(s, n);
 	buf_free(&o);
 	return r;
@@ -236,7 +234,7 @@ static cJSON *kernel_from_json(const cJSON *j, char *err, size_t errlen)
 	}
 	cJSON *a = cJSON_CreateObject();
 	const char *note = cko_jstr_opt(j, "note", "");
-	char *nb = strndup(note, LLM_NOTE_MAX);
+	char *nb = strndup(note, cko_utf8_cut(note, strlen(note), LLM_NOTE_MAX));
 	cJSON_AddStringToObject(a, "note", nb);
 	free(nb);
 	cJSON_AddStringToObject(a, "kernel", k->valuestring);
@@ -268,7 +266,7 @@ static cJSON *file_from_json(const cJSON *j, const char *key, char *err, size_t 
 	}
 	cJSON *a = cJSON_CreateObject();
 	const char *note = body == j ? "" : cko_jstr_opt(j, "note", "");
-	char *nb = strndup(note, LLM_NOTE_MAX);
+	char *nb = strndup(note, cko_utf8_cut(note, strlen(note), LLM_NOTE_MAX));
 	cJSON_AddStringToObject(a, "note", nb);
 	free(nb);
 	cJSON *copy = cJSON_Duplicate(body, 1);
@@ -342,7 +340,8 @@ static cJSON *from_fenced(llm_kind kind, const char *t, size_t len, char *err, s
 		int best = -1, best_global = 0;
 		for (int i = 0; i < nb; i++) {
 			int code = is_kernel_lang(b[i].lang) || !b[i].lang[0];
-			if (!code)
+			/* An empty block is no kernel (as an empty "kernel" string is not). */
+			if (!code || !b[i].len)
 				continue;
 			char *s = slice(t, b[i].start, b[i].len);
 			int global = strstr(s, "__global__") != NULL;

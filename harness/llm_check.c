@@ -97,40 +97,44 @@ static int is_attr(const char *s, const tok *t)
 	return 0;
 }
 
-/* Index just past the bracket group starting at t[i] ( "(" or "[" ). */
-static int skip_group(const char *s, const tok *t, int n, int i)
+/* The partner of each bracket token ( "(" with ")", "[" with "]", each kind
+ * on its own, as the innermost unclosed one), or -1 for an unmatched one
+ * and for other tokens. Found once, so that skipping a group is one step
+ * and the scans below stay linear in the number of tokens. */
+static int *match_groups(const char *s, const tok *t, int n)
 {
-	char open = s[t[i].off], close = open == '(' ? ')' : ']';
-	int depth = 0;
-	for (; i < n; i++) {
-		if (t[i].len == 1 && s[t[i].off] == open)
-			depth++;
-		else if (t[i].len == 1 && s[t[i].off] == close && --depth == 0)
-			return i + 1;
+	int *m = xmalloc(((size_t)n + 1) * sizeof *m), *stack = xmalloc(((size_t)n + 1) * sizeof *stack);
+	for (int i = 0; i < n; i++)
+		m[i] = -1;
+	for (int pass = 0; pass < 2; pass++) {
+		char open = pass ? '[' : '(', close = pass ? ']' : ')';
+		int sp = 0;
+		for (int i = 0; i < n; i++) {
+			char c = t[i].len == 1 ? s[t[i].off] : 0;
+			if (c == open) {
+				stack[sp++] = i;
+			} else if (c == close && sp) {
+				m[i] = stack[--sp];
+				m[m[i]] = i;
+			}
+		}
 	}
-	return n;
-}
-
-/* Index of the bracket opening the group that ends at t[i] (")" or "]"). */
-static int back_group(const char *s, const tok *t, int i)
-{
-	char close = s[t[i].off], open = close == ')' ? '(' : '[';
-	int depth = 0;
-	for (; i >= 0; i--) {
-		if (t[i].len == 1 && s[t[i].off] == close)
-			depth++;
-		else if (t[i].len == 1 && s[t[i].off] == open && --depth == 0)
-			return i;
-	}
-	return -1;
+	free(stack);
+	return m;
 }
 
 int llm_check_entry(const char *src, size_t len, const char *entry, char *err, size_t errlen)
 {
 	int n;
 	tok *t = tokenize(src, len, &n);
-	/* Braces that open an extern "C" { } block are marked on a stack. */
-	int depth = 0, cap = 64;
+	int *m = match_groups(src, t, n);
+	/* A __global__ that the forward scan of an earlier one stepped over
+	 * belongs to that declaration and is not scanned again (else a run of
+	 * them takes time quadratic in its length). */
+	char *seen = xcalloc((size_t)n + 1, 1);
+	/* Braces that open an extern "C" { } block are marked on a stack;
+	 * in_c counts the marked ones open. */
+	int depth = 0, cap = 64, in_c = 0;
 	char *externc = xcalloc((size_t)cap, 1);
 	int found = 0, saw_name = 0, bad_linkage = 0, bad_type = 0;
 	for (int i = 0; i < n && !found; i++) {
@@ -139,37 +143,41 @@ int llm_check_entry(const char *src, size_t len, const char *entry, char *err, s
 				externc = xrealloc(externc, (size_t)(cap *= 2));
 			depth++;
 			externc[depth] = i >= 2 && is(src, &t[i - 1], "\"C\"") && is(src, &t[i - 2], "extern");
+			in_c += externc[depth];
 			continue;
 		}
 		if (t[i].len == 1 && src[t[i].off] == '}') {
 			if (depth > 0)
-				depth--;
+				in_c -= externc[depth--];
 			continue;
 		}
-		if (!is(src, &t[i], "__global__"))
+		if (seen[i] || !is(src, &t[i], "__global__"))
 			continue;
 		/* Forward: attributes and void up to NAME ( */
-		int j = i + 1, saw_void = 0, other_type = 0;
-		while (j < n) {
+		int j = i + 1, saw_void = 0, other_type = 0, named = 0;
+		while (j < n && !named) {
 			if (is(src, &t[j], "void")) {
 				saw_void = 1;
 				j++;
 			} else if (is_attr(src, &t[j])) {
-				j++;
-				if (j < n && is(src, &t[j], "("))
-					j = skip_group(src, t, n, j);
-			} else if (is(src, &t[j], "[") && j + 1 < n && is(src, &t[j + 1], "[")) {
-				j = skip_group(src, t, n, j);
+				seen[j++] = 1;
+				if (j < n && is(src, &t[j], "(")) {
+					if (m[j] < 0)
+						break; /* never closed: no name follows */
+					j = m[j] + 1;
+				}
+			} else if (is(src, &t[j], "[") && j + 1 < n && is(src, &t[j + 1], "[") && m[j] >= 0) {
+				j = m[j] + 1;
 			} else if (is_ident(src, &t[j]) && j + 1 < n && is(src, &t[j + 1], "(")) {
-				break;
+				named = 1;
 			} else if (is_ident(src, &t[j]) || is(src, &t[j], "*") || is(src, &t[j], "&")) {
 				other_type = 1;
 				j++;
 			} else {
-				j = n;
+				break;
 			}
 		}
-		if (j >= n || t[j].len != strlen(entry) || memcmp(src + t[j].off, entry, t[j].len))
+		if (!named || t[j].len != strlen(entry) || memcmp(src + t[j].off, entry, t[j].len))
 			continue;
 		saw_name = 1;
 		if (!saw_void || other_type) {
@@ -177,13 +185,11 @@ int llm_check_entry(const char *src, size_t len, const char *entry, char *err, s
 			continue;
 		}
 		/* Backward: attributes, then extern "C"; or an enclosing block. */
-		int linkage = 0;
-		for (int d = depth; d > 0 && !linkage; d--)
-			linkage = externc[d];
+		int linkage = in_c > 0;
 		int b = i - 1;
 		while (b >= 0) {
 			if (is(src, &t[b], ")") || is(src, &t[b], "]")) {
-				int o = back_group(src, t, b);
+				int o = m[b];
 				if (o < 0)
 					break;
 				b = o - 1;
@@ -203,6 +209,8 @@ int llm_check_entry(const char *src, size_t len, const char *entry, char *err, s
 			bad_linkage = 1;
 	}
 	free(t);
+	free(m);
+	free(seen);
 	free(externc);
 	if (found)
 		return 0;

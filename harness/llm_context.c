@@ -174,10 +174,10 @@ static double num(const cJSON *o, const char *k) { return cJSON_IsNumber(cko_jge
 
 static void one_line(cko_buf *md, const char *s, size_t cap)
 {
-	size_t n = 0;
-	for (const char *p = s; p && *p && n < cap; p++, n++)
-		buf_add(md, *p == '\n' || *p == '\r' || *p == '|' ? " " : p, 1);
-	if (s && strlen(s) > cap)
+	size_t len = s ? strlen(s) : 0, n = cko_utf8_cut(s, len, cap);
+	for (size_t i = 0; i < n; i++)
+		buf_add(md, s[i] == '\n' || s[i] == '\r' || s[i] == '|' ? " " : s + i, 1);
+	if (len > cap)
 		buf_puts(md, "...");
 }
 

@@ -83,3 +83,12 @@ void buf_free(cko_buf *b)
 	b->s = NULL;
 	b->len = b->cap = 0;
 }
+
+size_t cko_utf8_cut(const char *s, size_t n, size_t max)
+{
+	if (n <= max)
+		return n;
+	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--; /* s[max] continues a character: cut before it starts */
+	return max;
+}

@@ -55,6 +55,24 @@ __global__
 void
 scale2d (int M, int N, const float *X, float *Y) {}'
 
+# Runs of __global__ and brackets never closed, in front of the kernel (the
+# reply is untrusted): each declaration is scanned once, in time linear in
+# the source (these took 40 s and over 2 minutes; tests/fuzz/RESULTS.md).
+awk 'BEGIN {
+	for (i = 0; i < 30000; i++) printf "__global__ a ";
+	for (i = 0; i < 8000; i++) printf "__global__ void scale2d ( ) ) ";
+	for (i = 0; i < 8000; i++) printf "__global__ [[ ";
+	for (i = 0; i < 6000; i++) printf "{ __global__ __launch_bounds__ ( ";
+	print ""
+}' >"$T/k.cu"
+cat "$LLMDATA/kernel.cu" >>"$T/k.cu"
+resp "$T/k.cu" "$L"
+expect_status llm-extract-linear 0 timeout 10 cko-llm extract -s "$SIG" -C "$CASES" -o "$T/c" "$T/response.json"
+awk 'BEGIN { for (i = 0; i < 80000; i++) printf "__global__ "; print "void scale2d(int M) {}" }' >"$T/k.cu"
+resp "$T/k.cu" "$L"
+expect_status llm-extract-linear-linkage 1 timeout 10 cko-llm extract -s "$SIG" -C "$CASES" -o "$T/c" "$T/response.json"
+expect_jq llm-extract-linear-linkage-reason '.reason | test("C linkage")' "$T/c/proposal.json"
+
 K=$LLMDATA/kernel.cu
 ikernel() { # NAME LAUNCH REASON
 	resp "$K" "$2"

@@ -21,8 +21,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 : "${FUZZ_SECONDS:=20}" "${FUZZ_OUT:=${TMPDIR:-/tmp}/cko-fuzz}" "${FUZZ_FLAGS:=}"
 : "${CC_FUZZ:=clang}" "${CUDA:=/usr/local/cuda}"
-# The host side of libcko that the harnesses reach (no GPU, no NVRTC).
-SRC="err mem fs json dtype npy expr hash rng stats compare workload request"
+# The host side of libcko that the harnesses reach (no GPU, no NVRTC), and
+# the model answer's extraction and checks (no libcurl).
+SRC="err mem fs json dtype npy expr hash rng stats compare workload request llm_answer llm_check"
 CFLAGS="-std=c11 -D_GNU_SOURCE -DFUZZING -g -O1 -fno-omit-frame-pointer -I$top/harness -I$CUDA/include
 	-fsanitize=address,undefined -fno-sanitize-recover=all"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -36,13 +37,14 @@ if [ $# -eq 0 ]; then
 	done
 fi
 
-# Objects, instrumented for coverage; rebuilt when older than their source
-# or cko.h.
+# Objects, instrumented for coverage; rebuilt when older than their source,
+# cko.h or llm.h.
 objs=
 for s in $SRC; do
 	o=$FUZZ_OUT/obj/$s.o
 	objs="$objs $o"
-	if [ ! "$o" -nt "$top/harness/$s.c" ] || [ ! "$o" -nt "$top/harness/cko.h" ]; then
+	if [ ! "$o" -nt "$top/harness/$s.c" ] || [ ! "$o" -nt "$top/harness/cko.h" ] ||
+		[ ! "$o" -nt "$top/harness/llm.h" ]; then
 		# shellcheck disable=SC2086
 		$CC_FUZZ $CFLAGS -fsanitize=fuzzer-no-link -c -o "$o" "$top/harness/$s.c" || {
 			echo "FAIL fuzz-build: $s.c does not compile with $CC_FUZZ"

@@ -212,6 +212,19 @@ static void paths(void)
 	CHECK("now-monotonic", t1 >= t0 && t0 > 0);
 }
 
+/* Cutting text never splits a UTF-8 character. */
+static void utf8_cut(void)
+{
+	const char *s = "ab\xc3\xa9\xe2\x82\xac"; /* "ab", e-acute (2 bytes), euro sign (3) */
+	size_t n = strlen(s);
+	CHECK("utf8-cut-fits", cko_utf8_cut(s, n, 10) == n);
+	CHECK("utf8-cut-ascii", cko_utf8_cut(s, n, 2) == 2);
+	CHECK("utf8-cut-inside-2", cko_utf8_cut(s, n, 3) == 2);
+	CHECK("utf8-cut-after-2", cko_utf8_cut(s, n, 4) == 4);
+	CHECK("utf8-cut-inside-3", cko_utf8_cut(s, n, 5) == 4 && cko_utf8_cut(s, n, 6) == 4);
+	CHECK("utf8-cut-zero", cko_utf8_cut(s, n, 0) == 0);
+}
+
 int main(void)
 {
 	const char *t = getenv("TEST_TMP");
@@ -221,6 +234,7 @@ int main(void)
 	reading();
 	listing();
 	paths();
+	utf8_cut();
 	free(dir);
 	TEST_END();
 }
