@@ -12,7 +12,10 @@
 # reference) into LOGDIR/top10.json.
 # Environment: SWEEP_DIR (work folder, default /dev/shm/sweep),
 # SWEEP_WARMUP / SWEEP_TIMED (default 1 / 5 launches per point),
-# SWEEP_LIMIT (only the first N points, for a trial), SWEEP_MAKE_ARGS.
+# SWEEP_LIMIT (only the first N points, for a trial), SWEEP_MAKE_ARGS,
+# SWEEP_COMPILE_ONLY=ARCH (no GPU: compile every point for ARCH into
+# LOGDIR/cubins.tar.xz, the tar of a later run on the GPU machine; NVRTC
+# needs no GPU, and 1215 compiles take ~20 min on 2 cores).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=${1:?usage: benchmarks/sweep.sh LOGDIR [cubins.tar.xz]}
@@ -38,6 +41,16 @@ if [ -n "${SWEEP_LIMIT:-}" ]; then # a trial on fewer points
 fi
 n=$(ls "$S/pts" | wc -l)
 say "$n points"
+
+# Without a GPU (SWEEP_COMPILE_ONLY=ARCH): only the cubins, for the tar
+if [ -n "${SWEEP_COMPILE_ONLY:-}" ]; then
+	export arch=$SWEEP_COMPILE_ONLY SIG="$W/signature.json"
+	ls "$S/pts" | xargs -P "$(nproc)" -I{} sh -c 'cd "$0/{}" && cko-compile --arch "$arch" -s "$SIG" -l launch.json \
+		-o kernel.cubin -j compile.json kernel.cu >/dev/null 2>&1' "$S/pts"
+	(cd "$S/pts" && ls */kernel.cubin */compile.json | tar cf - -T - | xz -T0 >"$log/cubins.tar.xz") || exit 3
+	say "$(ls "$S"/pts/*/kernel.cubin | wc -l) cubins in $log/cubins.tar.xz"
+	exit 0
+fi
 
 # 2. the run folder: GPU properties, cases, the reference's outputs
 run=$(cko-init --workload sgemm --input-cases "$top/benchmarks/sweep-cases.json" --max-iterations 0 --results "$S/r") || exit 3
