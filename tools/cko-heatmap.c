@@ -227,7 +227,7 @@ static char *script(const history *h, const char *title, const char *png, const 
 	int rows = h->nrows ? h->nrows : 1;
 	if (maxlab < 16)
 		maxlab = 16;
-	int lm = 30 + maxlab * 7, rm = 150, tm = 120, bm = 40;
+	int lm = 30 + maxlab * 8, rm = 150, tm = 120, bm = 40; /* 8 px: the best row is bold */
 	int maxcase = 0;
 	for (int k = 0; k < h->ncases; k++)
 		if ((int)strlen(h->cases[k]) > maxcase)
