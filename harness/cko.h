@@ -66,7 +66,8 @@ char *cko_read_file(const char *path, size_t max, size_t *len);
 /* Same, returning NULL and setting errbuf instead of dying. */
 char *cko_try_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);
 /* Writes atomically: temporary file in the same folder, then rename.
- * "-" writes to stdout. Dies with status 3 on an I/O error. */
+ * "-" writes to stdout; a device or FIFO (or a link to one) is written in
+ * place, never replaced. Dies with status 3 on an I/O error. */
 void cko_write_file(const char *path, const void *data, size_t len);
 /* The same for two pieces written one after the other (header + data). */
 void cko_write_file2(const char *path, const void *data, size_t len, const void *data2, size_t len2);
@@ -321,6 +322,41 @@ int cko_run_argv(char *const argv[], const char *stdin_data, double timeout_s, s
 		 cko_proc *r);
 void cko_proc_free(cko_proc *r);
 
+/* ---- sandbox.c: Landlock confinement of model-written code ---- */
+typedef struct {
+	struct cko_sandbox_rule {
+		char *path;
+		uint64_t access;
+	} *rules;
+	int n, cap;
+	int gpu; /* rules for the driver: signals and abstract sockets stay open */
+} cko_sandbox;
+/* Rules: a file or folder to read; a folder to write results into; the
+ * folder of a file to be written (made if missing); the CUDA driver's needs.
+ * Paths that do not exist are left out. */
+void cko_sandbox_read(cko_sandbox *sb, const char *path);
+void cko_sandbox_write(cko_sandbox *sb, const char *path);
+void cko_sandbox_write_beside(cko_sandbox *sb, const char *file);
+void cko_sandbox_gpu(cko_sandbox *sb);
+void cko_sandbox_free(cko_sandbox *sb);
+/* Confines this process and its future children to the rules, with no TCP
+ * and (compile steps) no signals or abstract sockets outside. Returns 0, or
+ * -1 with err set. Irreversible: call it in the child that does the work. */
+int cko_sandbox_enter(const cko_sandbox *sb, char *err, size_t errlen);
+/* The same, dying with status 3 (naming --no-sandbox) on failure; nothing
+ * when --no-sandbox was given. */
+void cko_sandbox_enter_or_die(const cko_sandbox *sb);
+/* Dies with status 3 unless Landlock is there or --no-sandbox was given:
+ * for checking before the work starts. */
+void cko_sandbox_check(void);
+void cko_sandbox_disable(void); /* --no-sandbox */
+int cko_sandbox_enabled(void);
+int cko_sandbox_abi(void);      /* Landlock's ABI version, 0 when absent */
+const char *cko_sandbox_describe(void); /* "landlock ABI 7", "off (--no-sandbox)", "unavailable" */
+/* Blanks the values of secret-looking variables in this process's own
+ * environment block (and so in /proc/self/environ). */
+void cko_sandbox_scrub_environ(void);
+
 /* ---- lock ---- */
 /* Runs a watchdog: forks; the child returns and does the work, the parent
  * waits and kills the child's process group after `seconds`, then calls
@@ -568,6 +604,7 @@ typedef struct {
 	size_t cubin_len;
 	char *lowered; /* the entry's lowered name */
 	double seconds;
+	const char *reason; /* a confined compile stopped by a limit, or NULL */
 } cko_nvrtc_result;
 /* Compiles src for arch ("sm_90") with the harness's fixed options plus
  * the -D defines (already validated); entry may be NULL. Dies with status
@@ -575,6 +612,19 @@ typedef struct {
 void cko_nvrtc_compile(const char *src, const char *name, const char *arch, const char *const *defines, int ndefines,
 		       const char *entry, cko_nvrtc_result *r);
 void cko_nvrtc_free(cko_nvrtc_result *r);
+/* Limits on one confined compile; 0 means none. */
+typedef struct {
+	double wall_s;     /* killed after this long: compile_timeout */
+	double memory_mb;  /* address space (rlimit) and resident memory: compile_memory */
+} cko_compile_limits;
+/* The same compile in a child confined by the sandbox (it reads only the
+ * CUDA toolkit; the source is already in memory) and bounded by lim. On a
+ * limit, r->ok is 0 and r->reason is "compile_timeout" or "compile_memory";
+ * a crashed compiler gives "compile_crash". */
+void cko_nvrtc_compile_confined(const char *src, const char *name, const char *arch, const char *const *defines,
+				int ndefines, const char *entry, const cko_compile_limits *lim, cko_nvrtc_result *r);
 const char *cko_cuda_include_dir(void);
+/* The CUDA toolkit's folder, links resolved ($CUDA_HOME or /usr/local/cuda). */
+const char *cko_cuda_root(void);
 
 #endif

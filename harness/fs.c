@@ -1,4 +1,5 @@
-/* fs.c: whole-file reads, atomic writes (temporary file + rename), paths. */
+/* fs.c: whole-file reads, atomic writes (temporary file + rename; devices
+ * and FIFOs written in place), paths. */
 #include "cko.h"
 
 #include <dirent.h>
@@ -89,6 +90,36 @@ static int write_all(int fd, const void *data, size_t len)
 
 void cko_write_file(const char *path, const void *data, size_t len) { cko_write_file2(path, data, len, NULL, 0); }
 
+/* A target that is not a regular file (a device such as /dev/null, a FIFO,
+ * /dev/stdout's link to one) is written through, never replaced by rename:
+ * as root that would turn /dev/null into a regular file. A symlink to a
+ * regular file is replaced itself, so nothing outside its folder changes.
+ * Returns 1 when the write was done here, 0 for the ordinary rename path. */
+static int write_in_place(const char *path, const void *data, size_t len, const void *data2, size_t len2)
+{
+	struct stat lst, st;
+	if (lstat(path, &lst))
+		return 0;
+	if (S_ISLNK(lst.st_mode) && stat(path, &st))
+		return 0; /* a dangling link: replaced like a file */
+	if (!S_ISLNK(lst.st_mode))
+		st = lst;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		cko_die(CKO_BADINPUT, "%s: is a folder, not a file", path);
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (S_ISLNK(lst.st_mode) ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		cko_die(CKO_ENV, "%s: %s", path, strerror(errno));
+	if (write_all(fd, data, len) || (len2 && write_all(fd, data2, len2))) {
+		int e = errno;
+		close(fd);
+		cko_die(CKO_ENV, "%s: %s", path, strerror(e));
+	}
+	close(fd);
+	return 1;
+}
+
 void cko_write_file2(const char *path, const void *data, size_t len, const void *data2, size_t len2)
 {
 	if (!strcmp(path, "-")) {
@@ -96,6 +127,8 @@ void cko_write_file2(const char *path, const void *data, size_t len, const void 
 			cko_die(CKO_ENV, "stdout: %s", strerror(errno));
 		return;
 	}
+	if (write_in_place(path, data, len, data2, len2))
+		return;
 	static unsigned counter;
 	char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), counter++);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

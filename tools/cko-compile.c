@@ -6,13 +6,25 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-compile [-a arch] [-D name=value]... [-l launch.json] [-e entry | -s signature.json]\n"
-		"                   -o kernel.cubin [-j compile.json] kernel.cu\n");
+		"                   [--timeout seconds] [--memory MB] [--no-sandbox] -o kernel.cubin [-j compile.json]\n"
+		"                   kernel.cu\n"
+		"  -a, --arch sm_NN       target architecture (default: the GPU's)\n"
+		"  -D, --define N=V       a macro for the kernel (also from the launch file's defines)\n"
+		"  -l, --launch FILE      launch.json whose defines are passed as -D\n"
+		"  -e, --entry NAME       the kernel that must exist, extern \"C\" __global__\n"
+		"  -s, --signature FILE   take the entry from signature.json\n"
+		"  -t, --timeout S        wall-time limit of the compile (default 60): compile_timeout\n"
+		"  -m, --memory MB        memory limit of the compile (default 4096): compile_memory\n"
+		"      --no-sandbox       compile without Landlock (when the kernel has none)\n"
+		"  -o, --output FILE      the CUBIN, written only on success\n"
+		"  -j, --json FILE        compile.json (default: stdout)\n");
 	exit(status);
 }
 
@@ -72,6 +84,22 @@ static int screen_includes(const char *src, const char *name, cko_buf *msg)
 		buf_free(&l);
 	}
 	return bad;
+}
+
+/* The compiler says "Permission denied" for a file the sandbox hides and
+ * nothing for one that is missing: one message for both, so the log does
+ * not tell which host files exist. */
+static void hide_denials(char *log)
+{
+	static const char denied[] = ": Permission denied";
+	for (char *p = log; (p = strstr(p, "cannot open source file \""));) {
+		char *q = strchr(p + 25, '"');
+		if (!q)
+			break;
+		if (!strncmp(q + 1, denied, sizeof denied - 1))
+			memmove(q + 1, q + sizeof denied, strlen(q + sizeof denied) + 1);
+		p = q + 1;
+	}
 }
 
 /* Reads a number after `key` in s (e.g. "Used 32 registers": key "Used "). */
@@ -164,14 +192,18 @@ int main(int argc, char **argv)
 		{"arch", required_argument, 0, 'a'}, {"define", required_argument, 0, 'D'},
 		{"launch", required_argument, 0, 'l'}, {"entry", required_argument, 0, 'e'},
 		{"signature", required_argument, 0, 's'}, {"output", required_argument, 0, 'o'},
-		{"json", required_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"json", required_argument, 0, 'j'}, {"timeout", required_argument, 0, 't'},
+		{"memory", required_argument, 0, 'm'}, {"no-sandbox", no_argument, 0, 'N'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
+	cko_compile_limits lim = {.wall_s = 60, .memory_mb = 4096};
+	char *end;
 	char *arch = NULL, *entry = NULL, *cubin = NULL, *json = "-";
 	char **defs = xcalloc((size_t)argc + 1, sizeof *defs);
 	int ndefs = 0, c;
 	char err[512];
 	cJSON *launch = NULL;
-	while ((c = getopt_long(argc, argv, "a:D:l:e:s:o:j:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:D:l:e:s:o:j:t:m:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'a': arch = optarg; break;
 		case 'D': {
@@ -206,6 +238,17 @@ int main(int argc, char **argv)
 		}
 		case 'o': cubin = optarg; break;
 		case 'j': json = optarg; break;
+		case 't':
+			lim.wall_s = strtod(optarg, &end);
+			if (*end || !(lim.wall_s > 0) || lim.wall_s > 86400)
+				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
+			break;
+		case 'm':
+			lim.memory_mb = strtod(optarg, &end);
+			if (*end || !(lim.memory_mb >= 64))
+				cko_die(CKO_BADINPUT, "--memory %s: expected megabytes >= 64", optarg);
+			break;
+		case 'N': cko_sandbox_disable(); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -223,6 +266,7 @@ int main(int argc, char **argv)
 	} else {
 		arch = default_arch();
 	}
+	cko_sandbox_check();
 	size_t srclen;
 	char *src = cko_read_file(srcpath, 4u << 20, &srclen);
 	if (memchr(src, 0, srclen))
@@ -238,6 +282,7 @@ int main(int argc, char **argv)
 	cJSON_AddStringToObject(out, "source_sha256", sha);
 	if (entry)
 		cJSON_AddStringToObject(out, "entry", entry);
+	cJSON_AddStringToObject(out, "sandbox", cko_sandbox_describe());
 	cJSON *jd = cJSON_AddArrayToObject(out, "defines");
 	for (int i = 0; i < ndefs; i++)
 		cJSON_AddItemToArray(jd, cJSON_CreateString(defs[i]));
@@ -250,9 +295,12 @@ int main(int argc, char **argv)
 		ok = 0;
 	} else {
 		cko_nvrtc_result r;
-		cko_nvrtc_compile(src, srcpath, arch, (const char *const *)defs, ndefs, entry, &r);
+		cko_nvrtc_compile_confined(src, srcpath, arch, (const char *const *)defs, ndefs, entry, &lim, &r);
 		ok = r.ok;
+		if (r.reason)
+			cJSON_AddStringToObject(out, "reason", r.reason);
 		cko_buf log = {0};
+		hide_denials(r.log);
 		buf_puts(&log, r.log);
 		if (ok && entry && strcmp(r.lowered, entry)) {
 			buf_printf(&log, "%s: error: kernel '%s' must be declared extern \"C\" __global__\n", srcpath,
@@ -272,7 +320,9 @@ int main(int argc, char **argv)
 	}
 	if (!ok) {
 		cJSON_SetValuestring(status, "error");
-		unlink(cubin); /* never leave a stale binary beside a failed compile */
+		struct stat st; /* never leave a stale binary beside a failed compile (but never unlink a device) */
+		if (!lstat(cubin, &st) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			unlink(cubin);
 		fprintf(stderr, "%s", cJSON_GetObjectItem(out, "log")->valuestring);
 		cko_warn("%s: compile error", srcpath);
 	}

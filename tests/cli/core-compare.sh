@@ -10,14 +10,14 @@ expect_status compare/equal 0 cko-compare -o v.json e.npy same.npy
 expect_jq compare/equal-json '.status == "pass" and .tensors["same.npy"].mismatches == 0' v.json
 expect_status compare/differ 1 cko-compare -o v.json e.npy off.npy
 expect_jq compare/differ-json '.status == "fail" and .tensors["off.npy"].mismatches == 1 and .tensors["off.npy"].first[0].index == [1, 1] and .tensors["off.npy"].max_abs == 0.5' v.json
-expect_status compare/atol-flag 0 cko-compare --atol 0.5 -o /dev/null e.npy off.npy
-expect_status compare/rtol-boundary 0 cko-compare --rtol 0.125 --atol 0 -o /dev/null e.npy off.npy
-expect_status compare/rtol-below 1 cko-compare --rtol 0.12 --atol 0 -o /dev/null e.npy off.npy
+expect_status compare/atol-flag 0 cko-compare --atol 0.5 -o discard.json e.npy off.npy
+expect_status compare/rtol-boundary 0 cko-compare --rtol 0.125 --atol 0 -o discard.json e.npy off.npy
+expect_status compare/rtol-below 1 cko-compare --rtol 0.12 --atol 0 -o discard.json e.npy off.npy
 mk en.npy f32 4 nan inf -inf 0
 mk an.npy f32 4 nan inf -inf -0
 mk an2.npy f32 4 1 inf inf 0
-expect_status compare/nan-inf-zero 0 cko-compare -o /dev/null en.npy an.npy
-expect_status compare/no-nan-equal 1 cko-compare --no-nan-equal -o /dev/null en.npy an.npy
+expect_status compare/nan-inf-zero 0 cko-compare -o discard.json en.npy an.npy
+expect_status compare/no-nan-equal 1 cko-compare --no-nan-equal -o discard.json en.npy an.npy
 expect_status compare/nan-inf-mismatch 1 cko-compare -o v.json en.npy an2.npy
 expect_jq compare/nan-inf-counts '.tensors["an2.npy"].mismatches == 2 and .tensors["an2.npy"].inf == 2' v.json
 mk shape.npy f32 4 1 2 3 4
@@ -31,13 +31,13 @@ expect_status compare/malformed 2 cko-compare e.npy junk.npy
 expect_grep compare/malformed-named 'junk.npy: not a .npy file' "$T/last.err"
 mk i.npy i32 3 1 2 3
 mk i2.npy i32 3 1 2 4
-expect_status compare/int-exact 1 cko-compare -o /dev/null i.npy i2.npy
+expect_status compare/int-exact 1 cko-compare -o discard.json i.npy i2.npy
 mkdir -p ex/0 ac/0
 cp e.npy ex/0/C.npy; cp same.npy ac/0/C.npy
 expect_status compare/folders 0 cko-compare -o v.json ex ac
 expect_jq compare/folders-key '.tensors | has("0/C.npy")' v.json
 cp off.npy ac/0/C.npy
-expect_status compare/folders-fail 1 cko-compare -o /dev/null ex ac
+expect_status compare/folders-fail 1 cko-compare -o discard.json ex ac
 rm ac/0/C.npy
 expect_status compare/folders-missing 2 cko-compare ex ac
 # Request mode: a missing actual output is a failed verdict, not bad input.
@@ -52,5 +52,5 @@ expect_status compare/requests-missing-output 1 cko-compare --requests -o v.json
 expect_jq compare/requests-missing-json '.status == "fail" and (.cases[0].sets[0].tensors.y.problem | test("y.npy"))' v.json
 cp off.npy r/out/x/0/y.npy
 expect_status compare/requests-tolerance 0 cko-compare --requests -o v.json r/req/x.json
-expect_status compare/requests-flag-override 1 cko-compare --requests --atol 0 -o /dev/null r/req/x.json
+expect_status compare/requests-flag-override 1 cko-compare --requests --atol 0 -o discard.json r/req/x.json
 finish

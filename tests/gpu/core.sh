@@ -95,7 +95,7 @@ expect_jq gpu/clock-nondeterministic '.cases[0].status == "nondeterministic"' ca
 
 prepare bigsmem launch-smem.json
 expect_status gpu/smem-100k 0 cko-run -o cand-bigsmem/run.json cand-bigsmem/requests/odd.json
-expect_status gpu/smem-100k-compare 0 cko-compare --requests -o /dev/null cand-bigsmem/requests/odd.json
+expect_status gpu/smem-100k-compare 0 cko-compare --requests -o "$T/discard.json" cand-bigsmem/requests/odd.json
 
 # cko-bench: statistics, rotation over both sets, --check of the timed outputs.
 expect_status gpu/bench 0 cko-bench --check -o bench.json cand-naive_sgemm/requests/big.json
