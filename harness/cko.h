@@ -117,6 +117,8 @@ int64_t cko_jint_opt(const cJSON *obj, const char *key, int64_t dflt, const char
 void cko_json_write(const char *path, const cJSON *obj);
 int cko_json_write_if_changed(const char *path, const cJSON *obj);
 char *cko_json_print(const cJSON *obj); /* allocated, with newline */
+/* Whether an array holds the string s. */
+int cko_json_array_has(const cJSON *arr, const char *s);
 /* Builds "parent.key" / "parent[i]" field names for messages (static ring). */
 const char *cko_field(const char *parent, const char *key);
 const char *cko_field_i(const char *parent, int i);
@@ -306,6 +308,10 @@ void cko_request_load(const char *path, cko_request *rq);
 void cko_request_free(cko_request *rq);
 /* Loads and frees every request, so bad input exits 2 before the GPU is touched. */
 void cko_requests_check(int n, char *const *paths);
+/* Sandbox rules for the requests: read each request, its cubin, inputs
+ * and expected outputs; write its out folder (made here). */
+typedef struct cko_sandbox cko_sandbox;
+void cko_requests_sandbox(int n, char *const *paths, cko_sandbox *sb);
 /* Reads the inputs of set s (dies with 2 on a shape/dtype mismatch). */
 void cko_request_read_inputs(const cko_request *rq, int s, cko_tensor *tensors /* nparams, unused zeroed */);
 char *cko_request_out_path(const cko_request *rq, int s, const char *name);
@@ -323,14 +329,14 @@ int cko_run_argv(char *const argv[], const char *stdin_data, double timeout_s, s
 void cko_proc_free(cko_proc *r);
 
 /* ---- sandbox.c: Landlock confinement of model-written code ---- */
-typedef struct {
+struct cko_sandbox {
 	struct cko_sandbox_rule {
 		char *path;
 		uint64_t access;
 	} *rules;
 	int n, cap;
-	int gpu; /* rules for the driver: signals and abstract sockets stay open */
-} cko_sandbox;
+	int gpu; /* rules for the driver: network, signals and abstract sockets stay open */
+};
 /* Rules: a file or folder to read; a folder to write results into; the
  * folder of a file to be written (made if missing); the CUDA driver's needs.
  * Paths that do not exist are left out. */
@@ -353,6 +359,9 @@ void cko_sandbox_disable(void); /* --no-sandbox */
 int cko_sandbox_enabled(void);
 int cko_sandbox_abi(void);      /* Landlock's ABI version, 0 when absent */
 const char *cko_sandbox_describe(void); /* "landlock ABI 7", "off (--no-sandbox)", "unavailable" */
+/* For cko-run and cko-bench, once the context exists: confines the worker
+ * to the driver's files, the requests' files and the result's folder. */
+void cko_sandbox_gpu_worker(int n, char *const *requests, const char *json_out);
 /* Blanks the values of secret-looking variables in this process's own
  * environment block (and so in /proc/self/environ). */
 void cko_sandbox_scrub_environ(void);

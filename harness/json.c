@@ -215,6 +215,14 @@ void cko_json_write(const char *path, const cJSON *obj)
 	free(s);
 }
 
+int cko_json_array_has(const cJSON *arr, const char *s)
+{
+	for (const cJSON *v = arr ? arr->child : NULL; v; v = v->next)
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, s))
+			return 1;
+	return 0;
+}
+
 int cko_json_write_if_changed(const char *path, const cJSON *obj)
 {
 	char *s = cko_json_print(obj);

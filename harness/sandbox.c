@@ -42,10 +42,17 @@ struct ll_ruleset_attr {
 	 LANDLOCK_ACCESS_FS_REFER | LL_FS_TRUNCATE)
 #define FS_DEVICE (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LL_FS_IOCTL_DEV)
 
-static int disabled;
+static int disabled = -1; /* unknown until asked: --no-sandbox, or CKO_SANDBOX=off from run.mk */
 
 void cko_sandbox_disable(void) { disabled = 1; }
-int cko_sandbox_enabled(void) { return !disabled; }
+int cko_sandbox_enabled(void)
+{
+	if (disabled < 0) {
+		const char *e = getenv("CKO_SANDBOX");
+		disabled = e && !strcmp(e, "off");
+	}
+	return !disabled;
+}
 
 int cko_sandbox_abi(void)
 {
@@ -57,7 +64,7 @@ const char *cko_sandbox_describe(void)
 {
 	static char s[64];
 	int abi = cko_sandbox_abi();
-	if (disabled)
+	if (!cko_sandbox_enabled())
 		snprintf(s, sizeof s, "off (--no-sandbox)");
 	else if (abi)
 		snprintf(s, sizeof s, "landlock ABI %d", abi);
@@ -115,6 +122,19 @@ void cko_sandbox_gpu(cko_sandbox *sb)
 	}
 	if (d)
 		closedir(d);
+	/* Under ncu or compute-sanitizer, their injected library writes its
+	 * scratch files and reads its own folder. */
+	const char *inj = getenv("CUDA_INJECTION64_PATH");
+	if (inj && *inj) {
+		char *dir = cko_dirname(inj);
+		char *up = cko_dirname(dir);
+		add(sb, up, FS_READ_DIR);
+		free(dir);
+		free(up);
+		const char *tmp = getenv("TMPDIR");
+		add(sb, tmp && *tmp ? tmp : "/tmp", FS_WRITE_DIR);
+		add(sb, "/dev/shm", FS_WRITE_DIR);
+	}
 	sb->gpu = 1;
 }
 
@@ -155,12 +175,13 @@ int cko_sandbox_enter(const cko_sandbox *sb, char *err, size_t errlen)
 		fs |= LL_FS_IOCTL_DEV;
 	struct ll_ruleset_attr attr = {.handled_access_fs = fs};
 	size_t attr_size = sizeof attr.handled_access_fs;
-	if (abi >= 4) {
+	if (abi >= 4 && !sb->gpu) {
 		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
 		attr_size = 2 * sizeof(uint64_t);
 	}
-	/* The GPU tools leave signals and abstract sockets alone: profilers and
-	 * sanitizers inject into them and talk to their front end that way. */
+	/* The GPU tools leave the network, signals and abstract sockets alone:
+	 * profilers and sanitizers inject into them and talk to their front
+	 * end that way (the code they run is on the GPU, which opens nothing). */
 	if (abi >= 6 && !sb->gpu) {
 		attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
 		attr_size = sizeof attr;
@@ -197,14 +218,14 @@ int cko_sandbox_enter(const cko_sandbox *sb, char *err, size_t errlen)
 
 void cko_sandbox_check(void)
 {
-	if (!disabled && !cko_sandbox_abi())
+	if (cko_sandbox_enabled() && !cko_sandbox_abi())
 		cko_die(CKO_ENV, "this kernel has no Landlock, which confines model-written code to the files it "
 				 "needs; pass --no-sandbox to run such code unconfined");
 }
 
 void cko_sandbox_enter_or_die(const cko_sandbox *sb)
 {
-	if (disabled)
+	if (!cko_sandbox_enabled())
 		return;
 	char err[512];
 	if (cko_sandbox_enter(sb, err, sizeof err))
@@ -235,4 +256,17 @@ void cko_sandbox_scrub_environ(void)
 		if (eq && secret_name(*e, (size_t)(eq - *e)))
 			memset(eq + 1, 0, strlen(eq + 1));
 	}
+}
+
+void cko_sandbox_gpu_worker(int n, char *const *requests, const char *json_out)
+{
+	if (!cko_sandbox_enabled())
+		return;
+	cko_sandbox sb = {0};
+	cko_sandbox_gpu(&sb);
+	cko_requests_sandbox(n, requests, &sb);
+	cko_sandbox_write_beside(&sb, json_out);
+	cko_sandbox_scrub_environ();
+	cko_sandbox_enter_or_die(&sb);
+	cko_sandbox_free(&sb);
 }

@@ -25,6 +25,9 @@ STRATEGY    ?= auto
 SEED        ?= 1
 HIDDEN_SEED ?= 1
 TIMEOUT     ?= 10
+COMPILE_TIMEOUT ?= 60
+COMPILE_MEMORY ?= 4096
+SANDBOX     ?= on
 WARMUP      ?= 10
 TIMED       ?= 100
 USE_NSIGHT  ?= 0
@@ -44,6 +47,9 @@ ifneq ($(CKO_BIN),)
 export PATH := $(CKO_BIN):$(PATH)
 endif
 export CKO_SHARE
+# Model-written code is compiled and run under Landlock (docs/sandbox.md);
+# SANDBOX=off is cko-init --no-sandbox. Set here, never taken from the shell.
+export CKO_SANDBOX := $(SANDBOX)
 # Progress lines from the tools only with V=1; warnings always show.
 ifneq ($(V),1)
 export CKO_QUIET := 1
@@ -94,7 +100,7 @@ cases/index.json: $(SIGNATURE) $(CASES)
 
 reference/compile.json: $(REFERENCE) $(REFERENCE_LAUNCH) $(SIGNATURE) props.json
 	@mkdir -p reference
-	cko-compile --arch $$(jq -r .arch props.json) -s $(SIGNATURE) -l $(REFERENCE_LAUNCH) -o reference/kernel.cubin -j $@ $(REFERENCE)
+	cko-compile --arch $$(jq -r .arch props.json) -t $(COMPILE_TIMEOUT) -m $(COMPILE_MEMORY) -s $(SIGNATURE) -l $(REFERENCE_LAUNCH) -o reference/kernel.cubin -j $@ $(REFERENCE)
 
 reference/requests/index.json: reference/compile.json cases/index.json
 	cko-request --reference -s $(SIGNATURE) -l $(REFERENCE_LAUNCH) -b reference/kernel.cubin -c cases -o reference/requests
@@ -116,7 +122,7 @@ define candidate
 $(1)/compile.json: $(2) props.json $(SIGNATURE)
 	@if $$(call okay,$(1)/proposal.json); then \
 	  echo "cko-compile $(1)/kernel.cu"; \
-	  cko-compile --arch $$$$(jq -r .arch props.json) -s $(SIGNATURE) -l $(1)/launch.json -o $(1)/kernel.cubin -j $$@ $(1)/kernel.cu $$(VERDICT); \
+	  cko-compile --arch $$$$(jq -r .arch props.json) -t $(COMPILE_TIMEOUT) -m $(COMPILE_MEMORY) -s $(SIGNATURE) -l $(1)/launch.json -o $(1)/kernel.cubin -j $$@ $(1)/kernel.cu $$(VERDICT); \
 	else $$(call skip,proposal: $$$$(jq -r '.status + " " + (.reason // .note // "")' $(1)/proposal.json)); fi
 
 $(1)/requests/index.json: $(1)/compile.json cases/index.json reference/run.json

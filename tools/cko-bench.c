@@ -15,8 +15,15 @@
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: cko-bench [-w warmup] [-n iterations] [--no-flush] [--check] [-t seconds] [-o bench.json]\n"
-		"                 request.json...\n");
+		"usage: cko-bench [-w warmup] [-n iterations] [--no-flush] [--check] [-t seconds] [--no-sandbox]\n"
+		"                 [-o bench.json] request.json...\n"
+		"  -w, --warmup N      untimed launches first (default 10)\n"
+		"  -n, --iterations N  timed launches per request (default 100)\n"
+		"      --no-flush      leave the L2 cache warm between launches\n"
+		"      --check         compare the last timed launch's outputs with the expected ones\n"
+		"  -t, --timeout S     seconds one launch may take (default 10)\n"
+		"      --no-sandbox    run without Landlock (when the kernel has none)\n"
+		"  -o, --output FILE   bench.json (default: stdout)\n");
 	exit(status);
 }
 
@@ -194,7 +201,8 @@ int main(int argc, char **argv)
 		{"warmup", required_argument, 0, 'w'}, {"iterations", required_argument, 0, 'n'},
 		{"no-flush", no_argument, 0, 'F'},     {"check", no_argument, 0, 'c'},
 		{"timeout", required_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
-		{"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+		{"no-sandbox", no_argument, 0, 'N'},   {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
 	bench B = {.warmup = 10, .iters = 100, .flush = 1, .timeout = 10};
 	int c;
@@ -219,6 +227,7 @@ int main(int argc, char **argv)
 				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
 			break;
 		case 'o': json_out = optarg; break;
+		case 'N': cko_sandbox_disable(); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -226,11 +235,13 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		usage(2);
 	cko_requests_check(argc - optind, argv + optind);
+	cko_sandbox_check();
 	int nreq = argc - optind;
 	cko_watchdog(B.timeout * (B.warmup + B.iters) * nreq + 60, cko_watchdog_result, (void *)json_out);
 	double t0 = cko_now(), tp = t0;
 	cko_gpu g;
 	cko_gpu_open(&g);
+	cko_sandbox_gpu_worker(argc - optind, argv + optind, json_out);
 	cko_phase_add(CKO_PH_INIT, &tp);
 	CU_CHECK(cuStreamCreate(&B.st, CU_STREAM_NON_BLOCKING));
 	if (B.flush) {
@@ -244,6 +255,7 @@ int main(int argc, char **argv)
 	cJSON_AddNumberToObject(out, "warmup", B.warmup);
 	cJSON_AddNumberToObject(out, "iterations", B.iters);
 	cJSON_AddBoolToObject(out, "flush", B.flush);
+	cJSON_AddStringToObject(out, "sandbox", cko_sandbox_describe());
 	cJSON_AddNumberToObject(out, "flush_bytes", (double)B.flushbytes);
 	cJSON *cases = cJSON_AddArrayToObject(out, "cases");
 	const char *overall = "ok";

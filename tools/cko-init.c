@@ -20,8 +20,9 @@ static void usage(int status)
 		"                [--reference file] [--reference-launch file] [--initial-kernel file] [--launch file]\n"
 		"                [--input-cases file] [--space file] [--config file] [--model name] [--max-iterations n]\n"
 		"                [--candidates k] [--strategy s] [--seed n] [--hidden-seed n] [--use-nsight]\n"
-		"                [--nvidia-research] [--sanitize] [--gpus n] [--timeout s] [--proposals dir]\n"
-		"                [--launcher command] [--results dir]\n");
+		"                [--nvidia-research] [--sanitize] [--gpus n] [--timeout s] [--compile-timeout s]\n"
+		"                [--compile-memory MB] [--no-sandbox] [--proposals dir] [--launcher command]\n"
+		"                [--results dir]\n");
 	exit(status);
 }
 
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
 	cko_setprog(argv[0]);
 	enum { O_WORKLOAD = 256, O_FROM, O_DESC, O_SIG, O_REF, O_REFL, O_INIT, O_LAUNCH, O_CASES, O_SPACE, O_CONFIG,
 	       O_MODEL, O_ITERS, O_CANDS, O_STRAT, O_SEED, O_HSEED, O_NSIGHT, O_RESEARCH, O_SANITIZE, O_GPUS,
-	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER };
+	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER, O_CTIMEOUT, O_CMEMORY, O_NOSANDBOX };
 	static const struct option lo[] = {
 		{"workload", required_argument, 0, O_WORKLOAD}, {"from", required_argument, 0, O_FROM},
 		{"description", required_argument, 0, O_DESC}, {"signature", required_argument, 0, O_SIG},
@@ -156,7 +157,8 @@ int main(int argc, char **argv)
 		{"nvidia-research", no_argument, 0, O_RESEARCH}, {"sanitize", no_argument, 0, O_SANITIZE},
 		{"gpus", required_argument, 0, O_GPUS}, {"timeout", required_argument, 0, O_TIMEOUT},
 		{"proposals", required_argument, 0, O_PROPOSALS}, {"results", required_argument, 0, O_RESULTS},
-		{"launcher", required_argument, 0, O_LAUNCHER},
+		{"launcher", required_argument, 0, O_LAUNCHER}, {"compile-timeout", required_argument, 0, O_CTIMEOUT},
+		{"compile-memory", required_argument, 0, O_CMEMORY}, {"no-sandbox", no_argument, 0, O_NOSANDBOX},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	part parts[NPARTS] = {
@@ -168,7 +170,7 @@ int main(int argc, char **argv)
 	const char *workload = NULL, *from = NULL, *desc = NULL, *config_path = NULL, *model = NULL;
 	const char *strategy = NULL, *proposals = NULL, *results = "results", *launcher = NULL;
 	long iters = -1, cands = -1, gpus = 0, seed = -1, hseed = -1;
-	double timeout = 0;
+	double timeout = 0, compile_timeout = 60, compile_memory = 4096;
 	int nsight = 0, research = 0, sanitize = 0, c, supplied_ref = 0;
 	char *end;
 #define NUM(var, lo_, what)                                                                                        \
@@ -205,6 +207,17 @@ int main(int argc, char **argv)
 			if (*end || !(timeout > 0))
 				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
 			break;
+		case O_CTIMEOUT:
+			compile_timeout = strtod(optarg, &end);
+			if (*end || !(compile_timeout > 0) || compile_timeout > 86400)
+				cko_die(CKO_BADINPUT, "--compile-timeout %s: expected seconds > 0", optarg);
+			break;
+		case O_CMEMORY:
+			compile_memory = strtod(optarg, &end);
+			if (*end || !(compile_memory >= 64))
+				cko_die(CKO_BADINPUT, "--compile-memory %s: expected megabytes >= 64", optarg);
+			break;
+		case O_NOSANDBOX: cko_sandbox_disable(); break;
 		case O_PROPOSALS: proposals = optarg; break;
 		case O_RESULTS: results = optarg; break;
 		case O_LAUNCHER:
@@ -218,6 +231,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(2);
+	cko_sandbox_check(); /* before anything is made: no Landlock needs --no-sandbox */
 	char *share = share_dir();
 
 	/* A config file supplies defaults (and the model's settings). */
@@ -360,6 +374,9 @@ int main(int argc, char **argv)
 	cJSON_AddBoolToObject(conf, "use_nsight", nsight);
 	cJSON_AddBoolToObject(conf, "nvidia_research", research);
 	cJSON_AddBoolToObject(conf, "sanitize", sanitize);
+	cJSON_AddStringToObject(conf, "sandbox", cko_sandbox_describe());
+	cJSON_AddNumberToObject(conf, "compile_timeout_s", compile_timeout);
+	cJSON_AddNumberToObject(conf, "compile_memory_mb", compile_memory);
 	if (missing.len)
 		cJSON_AddStringToObject(conf, "generate", missing.s);
 	cJSON *srcs = cJSON_AddObjectToObject(conf, "sources");
@@ -405,6 +422,9 @@ int main(int argc, char **argv)
 		buf_printf(&mk, "GPUS        ?= %ld\n", gpus);
 	if (timeout > 0)
 		buf_printf(&mk, "TIMEOUT     := %g\n", timeout);
+	buf_printf(&mk, "COMPILE_TIMEOUT := %g\n", compile_timeout);
+	buf_printf(&mk, "COMPILE_MEMORY := %g\n", compile_memory);
+	buf_printf(&mk, "SANDBOX     := %s\n", cko_sandbox_enabled() ? "on" : "off");
 	if (proposals)
 		buf_printf(&mk, "PROPOSALS   := %s\n", abs_path(proposals));
 	if (launcher)

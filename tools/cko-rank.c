@@ -240,6 +240,14 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 		cJSON_AddStringToObject(r, "stage", stage);
 	else
 		cJSON_AddNullToObject(r, "stage");
+	const cJSON *steps[] = {comp, run, bench};
+	cJSON *sbx = cJSON_CreateArray();
+	for (int k = 0; k < 3; k++) {
+		const char *v = cko_jstr_opt(steps[k], "sandbox", NULL);
+		if (v && !cko_json_array_has(sbx, v))
+			cJSON_AddItemToArray(sbx, cJSON_CreateString(v));
+	}
+	cJSON_AddItemToObject(r, "sandbox", sbx);
 	if (reason)
 		cJSON_AddStringToObject(r, "reason", reason);
 	else
@@ -521,6 +529,13 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 				t += cko_jnum_opt(cko_jget(c, "seconds"), stages[k], 0);
 			cJSON_AddNumberToObject(ss, stages[k], t);
 		}
+		/* Every confinement the run's candidates ran under: "off
+		 * (--no-sandbox)" shows here if any step ran unconfined. */
+		cJSON *sbx = cJSON_AddArrayToObject(s, "sandbox");
+		for (const cJSON *c = cands->child; c; c = c->next)
+			for (const cJSON *v = cko_jget(c, "sandbox") ? cko_jget(c, "sandbox")->child : NULL; v; v = v->next)
+				if (cJSON_IsString(v) && !cko_json_array_has(sbx, v->valuestring))
+					cJSON_AddItemToArray(sbx, cJSON_CreateString(v->valuestring));
 		if (san) {
 			cJSON *sj = cJSON_AddObjectToObject(s, "sanitizer");
 			cJSON_AddStringToObject(sj, "status", cko_jstr_opt(san, "status", "?"));
@@ -608,6 +623,13 @@ static int print_summary(const char *path)
 	}
 	printf("candidates: %.0f (%.0f verified, %.0f invalid, %.0f skipped)\n", cko_jnum_opt(cn, "candidates", 0),
 	       cko_jnum_opt(cn, "ok", 0), cko_jnum_opt(cn, "invalid", 0), cko_jnum_opt(cn, "skipped", 0));
+	const cJSON *sb = cko_jget(s, "sandbox");
+	if (cJSON_GetArraySize(sb)) {
+		printf("sandbox:");
+		for (const cJSON *v = sb->child; v; v = v->next)
+			printf("%s %s", v == sb->child ? "" : ",", cJSON_IsString(v) ? v->valuestring : "?");
+		printf("\n");
+	}
 	const cJSON *t = cko_jget(s, "tokens");
 	if (t)
 		printf("tokens: %.0f prompt, %.0f completion (%.0f reasoning), %.0f cached; about $%.4f\n",

@@ -14,7 +14,14 @@
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: cko-run [-o run.json] [-t seconds] [--no-double] [--sets n] [--no-write] request.json...\n");
+		"usage: cko-run [-o run.json] [-t seconds] [--no-double] [--sets n] [--no-write] [--no-sandbox]\n"
+		"               request.json...\n"
+		"  -o, --output FILE   run.json (default: stdout)\n"
+		"  -t, --timeout S     seconds one launch may take (default 10): timeout\n"
+		"      --no-double     launch each set once (no second, differently poisoned launch)\n"
+		"      --sets N        at most N input sets per request (default 16)\n"
+		"      --no-write      write no outputs\n"
+		"      --no-sandbox    run without Landlock (when the kernel has none)\n");
 	exit(status);
 }
 
@@ -231,8 +238,8 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{"output", required_argument, 0, 'o'}, {"timeout", required_argument, 0, 't'},
 		{"no-double", no_argument, 0, '1'},    {"sets", required_argument, 0, 'S'},
-		{"no-write", no_argument, 0, 'W'},     {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{"no-write", no_argument, 0, 'W'},     {"no-sandbox", no_argument, 0, 'N'},
+		{"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
 	};
 	int twice = 1, nsets = 16, write = 1, c;
 	while ((c = getopt_long(argc, argv, "o:t:h", lo, NULL)) != -1) {
@@ -250,6 +257,7 @@ int main(int argc, char **argv)
 				cko_die(CKO_BADINPUT, "--sets %s: expected a count >= 1", optarg);
 			break;
 		case 'W': write = 0; break;
+		case 'N': cko_sandbox_disable(); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -257,17 +265,20 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		usage(2);
 	cko_requests_check(argc - optind, argv + optind);
+	cko_sandbox_check();
 	int nreq = argc - optind;
 	cko_watchdog(timeout_s * (4.0 * nreq * (twice ? 2 : 1)) + 60, cko_watchdog_result, (void *)json_out);
 	double t0 = cko_now(), tp = t0;
 	cko_gpu g;
 	cko_gpu_open(&g);
+	cko_sandbox_gpu_worker(argc - optind, argv + optind, json_out);
 	cko_phase_add(CKO_PH_INIT, &tp);
 	result = cJSON_CreateObject();
 	cJSON_AddStringToObject(result, "tool", "cko-run");
 	cJSON_AddStringToObject(result, "status", "ok");
 	cJSON_AddStringToObject(result, "device", g.name);
 	cJSON_AddBoolToObject(result, "double", twice);
+	cJSON_AddStringToObject(result, "sandbox", cko_sandbox_describe());
 	cJSON *cases = cJSON_AddArrayToObject(result, "cases");
 	runner R = {0};
 	R.g = &g;
