@@ -97,6 +97,32 @@ void cko_sandbox_write_beside(cko_sandbox *sb, const char *file)
 	free(d);
 }
 
+/* Whether a profiler's or sanitizer's library is mapped into this process
+ * (they inject through CUDA_INJECTION64_PATH or LD_PRELOAD); adds a read
+ * rule for each such library's installation (two folders up). */
+static int injected(cko_sandbox *sb)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return 0;
+	char line[4096];
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		char *p = strchr(line, '/');
+		if (!p || !(strstr(p, "nsight") || strstr(p, "sanitizer") || strstr(p, "Injection") ||
+			    strstr(p, "injection")))
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		char *d = cko_dirname(p), *up = cko_dirname(d);
+		add(sb, up, FS_READ_DIR);
+		free(d);
+		free(up);
+		n++;
+	}
+	fclose(f);
+	return n > 0;
+}
+
 /* What the CUDA driver and its libraries open after the context exists:
  * its device nodes, its /proc and /sys entries, shared libraries it loads
  * late. Nothing here holds the user's data. */
@@ -122,18 +148,15 @@ void cko_sandbox_gpu(cko_sandbox *sb)
 	}
 	if (d)
 		closedir(d);
-	/* Under ncu or compute-sanitizer, their injected library writes its
-	 * scratch files and reads its own folder. */
-	const char *inj = getenv("CUDA_INJECTION64_PATH");
-	if (inj && *inj) {
-		char *dir = cko_dirname(inj);
-		char *up = cko_dirname(dir);
-		add(sb, up, FS_READ_DIR);
-		free(dir);
-		free(up);
+	/* Under ncu or compute-sanitizer, their library injected into this
+	 * process keeps locks and scratch files in /dev/shm and the temporary
+	 * folder, and reads its own installation. */
+	if (injected(sb)) {
 		const char *tmp = getenv("TMPDIR");
 		add(sb, tmp && *tmp ? tmp : "/tmp", FS_WRITE_DIR);
+		add(sb, "/tmp", FS_WRITE_DIR);
 		add(sb, "/dev/shm", FS_WRITE_DIR);
+		add(sb, "/opt/nvidia", FS_READ_DIR);
 	}
 	sb->gpu = 1;
 }
