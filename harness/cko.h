@@ -308,10 +308,6 @@ void cko_request_load(const char *path, cko_request *rq);
 void cko_request_free(cko_request *rq);
 /* Loads and frees every request, so bad input exits 2 before the GPU is touched. */
 void cko_requests_check(int n, char *const *paths);
-/* Sandbox rules for the requests: read each request, its cubin, inputs
- * and expected outputs; write its out folder (made here). */
-typedef struct cko_sandbox cko_sandbox;
-void cko_requests_sandbox(int n, char *const *paths, cko_sandbox *sb);
 /* Reads the inputs of set s (dies with 2 on a shape/dtype mismatch). */
 void cko_request_read_inputs(const cko_request *rq, int s, cko_tensor *tensors /* nparams, unused zeroed */);
 char *cko_request_out_path(const cko_request *rq, int s, const char *name);
@@ -329,14 +325,14 @@ int cko_run_argv(char *const argv[], const char *stdin_data, double timeout_s, s
 void cko_proc_free(cko_proc *r);
 
 /* ---- sandbox.c: Landlock confinement of model-written code ---- */
-struct cko_sandbox {
+typedef struct cko_sandbox {
 	struct cko_sandbox_rule {
 		char *path;
 		uint64_t access;
 	} *rules;
 	int n, cap;
 	int gpu; /* rules for the driver: network, signals and abstract sockets stay open */
-};
+} cko_sandbox;
 /* Rules: a file or folder to read; a folder to write results into; the
  * folder of a file to be written (made if missing); the CUDA driver's needs.
  * Paths that do not exist are left out. */
@@ -345,6 +341,9 @@ void cko_sandbox_write(cko_sandbox *sb, const char *path);
 void cko_sandbox_write_beside(cko_sandbox *sb, const char *file);
 void cko_sandbox_gpu(cko_sandbox *sb);
 void cko_sandbox_free(cko_sandbox *sb);
+/* Rules for launch requests: read each request, its cubin, inputs and
+ * expected outputs; write its out folder (made here). */
+void cko_requests_sandbox(int n, char *const *paths, cko_sandbox *sb);
 /* Confines this process and its future children to the rules, with no TCP
  * and (compile steps) no signals or abstract sockets outside. Returns 0, or
  * -1 with err set. Irreversible: call it in the child that does the work. */

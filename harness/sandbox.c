@@ -281,6 +281,26 @@ void cko_sandbox_scrub_environ(void)
 	}
 }
 
+void cko_requests_sandbox(int n, char *const *paths, cko_sandbox *sb)
+{
+	for (int i = 0; i < n; i++) {
+		cko_request rq;
+		cko_request_load(paths[i], &rq);
+		cko_sandbox_read(sb, rq.file);
+		cko_sandbox_read(sb, rq.cubin);
+		for (int s = 0; s < rq.nsets; s++) {
+			cko_sandbox_read(sb, rq.sets[s].in);
+			if (rq.sets[s].expected)
+				cko_sandbox_read(sb, rq.sets[s].expected);
+		}
+		if (rq.out) {
+			cko_mkdir_p(rq.out);
+			cko_sandbox_write(sb, rq.out);
+		}
+		cko_request_free(&rq);
+	}
+}
+
 void cko_sandbox_gpu_worker(int n, char *const *requests, const char *json_out)
 {
 	if (!cko_sandbox_enabled())

@@ -19,7 +19,7 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-profile [-o profile.json] [--summary summary.txt] [--report file.ncu-rep] [--ncu path]\n"
-		"                   [--timeout s] [--save-csv file.csv] request.json\n"
+		"                   [--timeout s] [--save-csv file.csv] [--no-sandbox] request.json\n"
 		"       cko-profile --csv file.csv [-o profile.json] [--summary summary.txt] [request.json]\n");
 	exit(status);
 }
@@ -142,7 +142,8 @@ int main(int argc, char **argv)
 		{"output", required_argument, 0, 'o'}, {"summary", required_argument, 0, 's'},
 		{"report", required_argument, 0, 'r'}, {"ncu", required_argument, 0, 'N'},
 		{"timeout", required_argument, 0, 't'}, {"csv", required_argument, 0, 'C'},
-		{"save-csv", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"save-csv", required_argument, 0, 'S'}, {"no-sandbox", no_argument, 0, 'X'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	const char *report = NULL, *ncu_opt = NULL, *csv_in = NULL, *csv_save = NULL;
 	double timeout = 600;
@@ -162,6 +163,7 @@ int main(int argc, char **argv)
 		}
 		case 'C': csv_in = optarg; break;
 		case 'S': csv_save = optarg; break;
+		case 'X': setenv("CKO_SANDBOX", "off", 1); break; /* for the cko-run under ncu */
 		case 'h': usage(0); break;
 		default: usage(2);
 		}

@@ -2,7 +2,7 @@
 # cko-sanitize: compute-sanitizer (memcheck, racecheck) over launch requests,
 # or over the best candidates of a run until one is clean (--history).
 usage() {
-	echo "usage: cko-sanitize [--tools list] [--tries n] [-o sanitize.json] (--history history.json | request.json...)"
+	echo "usage: cko-sanitize [--tools list] [--tries n] [--no-sandbox] [-o sanitize.json] (--history history.json | request.json...)"
 	exit "${1:-2}"
 }
 tools=memcheck,racecheck tries=3 out=- history=
@@ -12,6 +12,7 @@ while [ $# -gt 0 ]; do
 	--tries) tries=$2; shift ;;
 	--history) history=$2; shift ;;
 	-o) out=$2; shift ;;
+	--no-sandbox) export CKO_SANDBOX=off ;; # for the cko-run it checks
 	-h|--help) usage 0 ;;
 	--) shift; break ;;
 	-*) usage ;;
