@@ -571,6 +571,10 @@ int cko_exec_reload(cko_exec *x, char *err, size_t errlen);
  * buffers restored. */
 void cko_exec_reset(cko_exec *x, int s, int poison, CUstream st);
 CUresult cko_exec_launch(cko_exec *x, int s, CUstream st);
+/* Enqueues on st the keyed device hash of each output (out, inout) buffer
+ * of set s into out[0..n-1], n returned: identical outputs, identical
+ * hashes, without a copy to the host. */
+int cko_exec_hash_outputs(cko_exec *x, int s, CUstream st, CUdeviceptr out);
 /* Waits for an event with a deadline: CUDA_SUCCESS, the error, or
  * CKO_CU_TIMEOUT. */
 CUresult cko_wait_event(CUevent ev, double timeout_s);

@@ -88,24 +88,51 @@ static CUfunction hash_fn;
 static CUdeviceptr hash_out;
 static uint64_t hash_key;
 
+static void hash_init(void)
+{
+	if (hash_fn)
+		return;
+	CU_CHECK(cuModuleLoadData(&hash_mod, hash_ptx));
+	CU_CHECK(cuModuleGetFunction(&hash_fn, hash_mod, "cko_hash64"));
+	CU_CHECK(cuMemAlloc(&hash_out, sizeof(uint64_t)));
+	FILE *f = fopen("/dev/urandom", "rb");
+	if (!f || fread(&hash_key, sizeof hash_key, 1, f) != 1)
+		hash_key = (uint64_t)getpid() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(cko_now() * 1e9);
+	if (f)
+		fclose(f);
+}
+
 static uint64_t dev_hash(CUdeviceptr p, size_t words)
 {
-	if (!hash_fn) {
-		CU_CHECK(cuModuleLoadData(&hash_mod, hash_ptx));
-		CU_CHECK(cuModuleGetFunction(&hash_fn, hash_mod, "cko_hash64"));
-		CU_CHECK(cuMemAlloc(&hash_out, sizeof(uint64_t)));
-		FILE *f = fopen("/dev/urandom", "rb");
-		if (!f || fread(&hash_key, sizeof hash_key, 1, f) != 1)
-			hash_key = (uint64_t)getpid() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(cko_now() * 1e9);
-		if (f)
-			fclose(f);
-	}
+	hash_init();
 	uint64_t n = words, h = 0;
 	void *args[] = {&p, &n, &hash_key, &hash_out};
 	CU_CHECK(cuMemsetD8(hash_out, 0, sizeof h));
 	CU_CHECK(cuLaunchKernel(hash_fn, 1024, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
 	CU_CHECK(cuMemcpyDtoH(&h, hash_out, sizeof h)); /* waits for the kernel */
 	return h;
+}
+
+int cko_exec_hash_outputs(cko_exec *x, int s, CUstream st, CUdeviceptr out)
+{
+	hash_init();
+	int n = 0;
+	for (int i = 0; i < x->np; i++) {
+		const cko_rparam *q = &x->rq->params[i];
+		if (!q->p.is_buffer || q->p.role == CKO_IN)
+			continue;
+		cko_dbuf *b = &x->dev[AT(x, s, i)];
+		/* Whole words: a tail of fewer than 8 bytes is hashed with the
+		 * guard bytes after it, which never change unless a guard check
+		 * fails too. */
+		uint64_t words = (b->bytes + 7) / 8;
+		CUdeviceptr o = out + (CUdeviceptr)n * sizeof(uint64_t);
+		void *args[] = {&b->ptr, &words, &hash_key, &o};
+		CU_CHECK(cuMemsetD8Async(o, 0, sizeof(uint64_t), st));
+		CU_CHECK(cuLaunchKernel(hash_fn, 1024, 1, 1, 256, 1, 1, 0, st, args, NULL));
+		n++;
+	}
+	return n;
 }
 
 /* 1 if the input buffer k is as uploaded, by the device hash and the

@@ -20,7 +20,8 @@ static void usage(int status)
 		"  -w, --warmup N      untimed launches first (default 10)\n"
 		"  -n, --iterations N  timed launches per request (default 100)\n"
 		"      --no-flush      leave the L2 cache warm between launches\n"
-		"      --check         compare the last timed launch's outputs with the expected ones\n"
+		"      --check         compare each set's last timed launch with its expected outputs (all timed\n"
+		"                      launches of a set must give the same outputs, by their device hashes)\n"
 		"  -t, --timeout S     seconds one launch may take (default 10)\n"
 		"      --no-sandbox    run without Landlock (when the kernel has none)\n"
 		"  -o, --output FILE   bench.json (default: stdout)\n");
@@ -95,6 +96,30 @@ static int check_outputs(cko_exec *x, const cko_request *rq, cJSON *c)
 	return all;
 }
 
+/* The timed launches of each set gave the same outputs (by their device
+ * hashes); else the candidate fails with the first launch that differed. */
+static int timed_launches_agree(const bench *B, const cko_exec *x, CUdeviceptr hashes, int nout, cJSON *c)
+{
+	size_t n = (size_t)B->iters * (size_t)nout;
+	uint64_t *h = xmalloc(n * sizeof *h);
+	CU_CHECK(cuMemcpyDtoH(h, hashes, n * sizeof *h));
+	int ok = 1;
+	for (int t = x->nsets; t < B->iters && ok; t++) {
+		int first = t % x->nsets; /* the set's first timed launch */
+		if (memcmp(&h[(size_t)t * nout], &h[(size_t)first * nout], (size_t)nout * sizeof *h)) {
+			char m[256];
+			snprintf(m, sizeof m,
+				 "timed launch %d gave different outputs from timed launch %d on the same inputs (set %d)",
+				 t + 1, first + 1, (B->warmup + t) % x->nsets);
+			fail(c, "nondeterministic", NULL, m);
+			ok = 0;
+		}
+	}
+	cJSON_AddNumberToObject(c, "launches_hashed", ok ? B->iters : 0);
+	free(h);
+	return ok;
+}
+
 static void bench_request(bench *B, const char *path, cJSON *c)
 {
 	cko_request rq;
@@ -113,6 +138,15 @@ static void bench_request(bench *B, const char *path, cJSON *c)
 		CU_CHECK(cuEventCreate(&ev[i], CU_EVENT_DEFAULT));
 	CUevent done;
 	CU_CHECK(cuEventCreate(&done, CU_EVENT_DEFAULT));
+	/* Every timed launch's outputs are hashed on the device after its stop
+	 * event: the launches of one set must agree bit for bit, so the one
+	 * that --check compares with the expected outputs vouches for all. */
+	int nout = 0;
+	for (int i = 0; i < rq.nparams; i++)
+		nout += rq.params[i].p.is_buffer && rq.params[i].p.role != CKO_IN;
+	CUdeviceptr hashes = 0;
+	if (nout)
+		CU_CHECK(cuMemAlloc(&hashes, (size_t)B->iters * (size_t)nout * sizeof(uint64_t)));
 	/* With the flush (the default) every launch runs in a freshly loaded
 	 * module, so nothing kept in __device__ memory survives from one launch
 	 * to the next; the flush keeps the GPU busy while the host queues the
@@ -142,8 +176,11 @@ static void bench_request(bench *B, const char *path, cJSON *c)
 			B->lost = cko_cu_is_fault(r);
 			goto done;
 		}
-		if (t >= 0)
+		if (t >= 0) {
 			CU_CHECK(cuEventRecord(ev[2 * t + 1], B->st));
+			if (nout)
+				cko_exec_hash_outputs(&x, s, B->st, hashes + (CUdeviceptr)t * nout * sizeof(uint64_t));
+		}
 		CU_CHECK(cuEventRecord(done, B->st));
 	}
 	if (r == CUDA_SUCCESS)
@@ -176,6 +213,8 @@ static void bench_request(bench *B, const char *path, cJSON *c)
 	if (st.median > 0 && rq.bytes > 0)
 		cJSON_AddNumberToObject(c, "gbps", rq.bytes / (st.median * 1e-3) * 1e-9);
 	free(ms);
+	if (nout && !timed_launches_agree(B, &x, hashes, nout, c))
+		goto done;
 	if (B->check) {
 		int ok = check_outputs(&x, &rq, c);
 		cJSON_AddStringToObject(c, "check", ok ? "pass" : "fail");
@@ -187,6 +226,8 @@ static void bench_request(bench *B, const char *path, cJSON *c)
 done:
 	for (int i = 0; i < B->iters * 2 && !B->lost; i++)
 		cuEventDestroy(ev[i]);
+	if (hashes && !B->lost)
+		cuMemFree(hashes);
 	free(ev);
 out:
 	if (!B->lost)

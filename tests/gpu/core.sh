@@ -2,7 +2,9 @@
 # against a NumPy float64 reference; a faulting kernel; a hanging kernel
 # stopped by the watchdog; partial writes, guard overruns, input mutation
 # and nondeterminism caught; dynamic shared memory above 48 KB; cko-bench
-# statistics, its --check, and its agreement with ncu's gpu__time_duration.
+# statistics, its --check, the hash of every timed launch's outputs (a
+# kernel right on some launches only is caught), and its agreement with
+# ncu's gpu__time_duration.
 . "$(dirname "$0")/../lib.sh"
 if ! have_gpu; then skip gpu/core "no GPU"; finish; fi
 if ! have_numpy; then skip gpu/core "python3 with numpy is needed for the host reference"; finish; fi
@@ -102,6 +104,11 @@ expect_status gpu/bench 0 cko-bench --check -o bench.json cand-naive_sgemm/reque
 expect_jq gpu/bench-stats '.cases[0] as $c | $c.min_ms <= $c.p10_ms and $c.p10_ms <= $c.median_ms and $c.median_ms <= $c.p90_ms and $c.p90_ms <= $c.max_ms and $c.n == 100 and ($c.samples_ms | length) == 100 and $c.cv < 0.5 and $c.check == "pass" and $c.sets == 2' bench.json
 expect_status gpu/bench-check-catches 1 cko-bench --check -n 10 -w 2 -o bench-half.json cand-half/requests/big.json
 expect_jq gpu/bench-check-json '.cases[0].check == "fail"' bench-half.json
+expect_jq gpu/bench-every-launch-hashed '.cases[0].launches_hashed == 100' bench.json
+# Correct on some timed launches only: the launches' output hashes differ.
+prepare timed_coin
+expect_status gpu/timed-coin-rejected 1 cko-bench --check -o bench-coin.json cand-timed_coin/requests/big.json
+expect_jq gpu/timed-coin-nondeterministic '.cases[0].status == "nondeterministic" and (.cases[0].message | test("timed launch"))' bench-coin.json
 
 # cko-bench against Nsight Compute's own duration of the same launch.
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
