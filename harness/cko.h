@@ -317,9 +317,25 @@ typedef struct {
 	size_t out_len;
 	int truncated;
 } cko_proc;
+/* Runs argv (PATH searched) with the environment of cko_env_allowed. */
 int cko_run_argv(char *const argv[], const char *stdin_data, double timeout_s, size_t max_out, int merge_stderr,
 		 cko_proc *r);
 void cko_proc_free(cko_proc *r);
+
+/* ---- secret.c: keeping secrets from children ---- */
+/* 1 if an environment variable's name (or a NAME=VALUE entry) looks like a
+ * secret: it holds KEY, TOKEN, SECRET, PASS, CRED, AUTH, COOKIE, JWT or
+ * PRIVATE, in any case. Such a variable never reaches a child. */
+int cko_env_name_secret(const char *name);
+/* 1 if a child may see the variable: PATH, HOME, TMPDIR, LANG, LC_*, TZ,
+ * TERM, USER, LOGNAME, LD_LIBRARY_PATH, XDG_CACHE_HOME, CUDA_*, NVIDIA_*,
+ * CKO_* (not CKO_DOTENV), GNUPLOT_*, GDFONTPATH, the sanitizers' *SAN_OPTIONS,
+ * and the names listed in $CKO_ENV_ALLOW; never a secret-looking one. */
+int cko_env_name_allowed(const char *name);
+/* The allowed part of the environment as a fresh NULL-terminated envp
+ * (for execve); free it with cko_envp_free. */
+char **cko_env_allowed(void);
+void cko_envp_free(char **envp);
 
 /* ---- lock ---- */
 /* Runs a watchdog: forks; the child returns and does the work, the parent

@@ -241,7 +241,9 @@ static int cmd_ask(int argc, char **argv)
 						      cfg.tool_output_max)
 				    : NULL;
 	char *key = llm_api_key();
-	/* Tool calls run children: they get no copy of the key. */
+	/* Tool calls run children, which may run model-written code: the key
+	 * stays in this process (libcurl's header) only. cko_run_argv gives
+	 * them an allow-listed environment; this is a second lock. */
 	unsetenv("OPENAI_API_KEY");
 
 	llm_session s = {.cfg = &cfg, .key = key, .tools = tools, .prompt = prompt, .kind = kind,

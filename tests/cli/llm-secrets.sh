@@ -1,0 +1,35 @@
+# Model-written code is untrusted, so the API key must not reach it or
+# anything saved (docs/model.md, "The API key"). No network but 127.0.0.1.
+. "$(dirname "$0")/../lib.sh"
+. "$CKO_TOP/tests/data/llm/fake.sh"
+if ! have_python; then skip llm-secrets "no python3"; finish; fi
+
+cko-llm render -t propose -s context="x" -o "$T/prompt.json" 2>/dev/null
+OK=$(answer_json | jq -c '{json: .}')
+# Another made-up secret, never registered for scrubbing: if a child saw
+# it, it would show as it is.
+OTHER=tok-other-Zq81Lm40Vx7Rc2Nd
+mkdir -p "$T/o"
+
+# ---- A tool call's child sees neither the key nor other secrets. ----
+printf '{"tools": {"env": {"description": "d", "parameters": {"type": "object"}, "argv": ["env"], "default": true}}}\n' >"$T/envm.json"
+printf '[{"tool_calls": [{"name": "env", "arguments": {}}]}, %s]\n' "$OK" >"$T/script.json"
+fake_start "$T/script.json" || finish
+fake_config
+OPENAI_API_KEY=$FAKE_KEY MY_SECRET_TOKEN=$OTHER GH_AUTH=$OTHER CKO_VISIBLE=yes CKO_DOTENV=$T/none \
+	expect_status llm-secrets/env-ask 0 cko-llm ask -c "$T/config.json" --tools "$T/envm.json" \
+	--transcript "$T/o/env-t.json" -o "$T/o/env-r.json" "$T/prompt.json"
+fake_stop
+req 1 '.body.messages[3].content | fromjson | .output' >"$T/o/env-out"
+expect_eq llm-secrets/env-ran "$(jq -r 'test("\nPATH=") and test("\nCKO_VISIBLE=yes")' "$T/o/env-out")" true
+expect_eq llm-secrets/env-keyed "$(req 0 .auth)" '"ok"'
+for v in OPENAI_API_KEY MY_SECRET_TOKEN GH_AUTH CKO_DOTENV; do
+	expect_eq "llm-secrets/env-no-$v" "$(jq -r --arg v "$v" 'test("(^|\n)" + $v + "=")' "$T/o/env-out")" false
+done
+CHECK=llm-secrets/env-no-key no_key_in "$T/o" "$REQ"
+if grep -l -r -F -- "$OTHER" "$T/o" "$REQ" >"$T/leaks" 2>/dev/null; then
+	fail llm-secrets/env-no-other-secret "in $(tr '\n' ' ' <"$T/leaks")"
+else
+	ok llm-secrets/env-no-other-secret
+fi
+finish

@@ -1,0 +1,71 @@
+/* test-secret: keeping the API key out of children, configs and saved
+ * text. */
+#include "llm.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+/* Runs env through cko_run_argv; its output after a newline (so every
+ * line starts with one), or NULL. */
+static char *child_env(void)
+{
+	char *argv[] = {"env", NULL};
+	cko_proc r;
+	if (cko_run_argv(argv, NULL, 10, 1 << 20, 0, &r) || r.status)
+		return NULL;
+	char *s = xasprintf("\n%s", r.out);
+	cko_proc_free(&r);
+	return s;
+}
+
+/* A made-up key, of the shape of a real one: never print it. */
+#define KEY "sk-proj-AbCdEf123456_XyZ"
+
+int main(void)
+{
+	CHECK("env-secret/openai", cko_env_name_secret("OPENAI_API_KEY"));
+	CHECK("env-secret/token", cko_env_name_secret("MY_SECRET_TOKEN") && cko_env_name_secret("GITHUB_TOKEN"));
+	CHECK("env-secret/case", cko_env_name_secret("hf_token") && cko_env_name_secret("Db_Password"));
+	CHECK("env-secret/others", cko_env_name_secret("AWS_SECRET_ACCESS_KEY") && cko_env_name_secret("PGPASSWD") &&
+					   cko_env_name_secret("GOOGLE_APPLICATION_CREDENTIALS") &&
+					   cko_env_name_secret("NPM_AUTH") && cko_env_name_secret("CKO_API_KEY"));
+	CHECK("env-secret/entry", cko_env_name_secret("API_KEY=x") && !cko_env_name_secret("PATH=/key/token"));
+	CHECK("env-secret/plain", !cko_env_name_secret("PATH") && !cko_env_name_secret("CUDA_VISIBLE_DEVICES") &&
+					  !cko_env_name_secret("LC_ALL") && !cko_env_name_secret("CKO_SHARE"));
+	CHECK("env-allowed/list", cko_env_name_allowed("PATH") && cko_env_name_allowed("HOME") &&
+					  cko_env_name_allowed("LC_ALL") && cko_env_name_allowed("CUDA_VISIBLE_DEVICES") &&
+					  cko_env_name_allowed("CKO_GPU_SLOT") && cko_env_name_allowed("NVIDIA_VISIBLE_DEVICES") &&
+					  cko_env_name_allowed("ASAN_OPTIONS") && cko_env_name_allowed("TMPDIR=/tmp"));
+	CHECK("env-allowed/not", !cko_env_name_allowed("OPENAI_API_KEY") && !cko_env_name_allowed("CKO_API_KEY") &&
+					 !cko_env_name_allowed("CKO_DOTENV") && !cko_env_name_allowed("LD_PRELOAD") &&
+					 !cko_env_name_allowed("http_proxy") && !cko_env_name_allowed("PATHX") &&
+					 !cko_env_name_allowed("=x") && !cko_env_name_allowed("CUDA_AUTH_TOKEN"));
+
+	/* A child sees the allowed variables and none of the others. */
+	setenv("OPENAI_API_KEY", KEY, 1);
+	setenv("MY_SECRET_TOKEN", KEY, 1);
+	setenv("CKO_DOTENV", "/somewhere/.env", 1);
+	setenv("CKO_TEST_VISIBLE", "yes", 1);
+	setenv("SOME_OTHER_VAR", "no", 1);
+	setenv("EXTRA_ONE", "1", 1);
+	unsetenv("CKO_ENV_ALLOW");
+	char *out = child_env();
+	CHECK("child-env/ran", out && strstr(out, "PATH="));
+	CHECK("child-env/kept", out && strstr(out, "\nCKO_TEST_VISIBLE=yes\n"));
+	CHECK("child-env/no-key", out && !strstr(out, "\nOPENAI_API_KEY=") && !strstr(out, "\nMY_SECRET_TOKEN=") &&
+					  !strstr(out, KEY));
+	CHECK("child-env/no-dotenv", out && !strstr(out, "\nCKO_DOTENV="));
+	CHECK("child-env/not-listed", out && !strstr(out, "\nSOME_OTHER_VAR=") && !strstr(out, "\nEXTRA_ONE="));
+	free(out);
+	/* CKO_ENV_ALLOW adds names, but never a secret-looking one. */
+	setenv("CKO_ENV_ALLOW", "EXTRA_ONE, MY_SECRET_TOKEN", 1);
+	out = child_env();
+	CHECK("child-env/extra", out && strstr(out, "\nEXTRA_ONE=1\n") && !strstr(out, "\nMY_SECRET_TOKEN=") &&
+					 !strstr(out, KEY));
+	free(out);
+	unsetenv("CKO_ENV_ALLOW");
+	unsetenv("OPENAI_API_KEY");
+	unsetenv("MY_SECRET_TOKEN");
+
+	TEST_END();
+}
