@@ -48,9 +48,10 @@ void llm_config_load(const char *path, llm_config *c);
 void llm_config_free(llm_config *c);
 
 /* The API key: OPENAI_API_KEY, else OPENAI_API_KEY= in the .env file at
- * $CKO_DOTENV, or in the current folder or a parent, up to the folder that
- * holds .git. NULL when there is none (a local server needs none). Dies
- * with status 2 when the key holds characters that cannot go in a header. */
+ * $CKO_DOTENV, else in the current folder, else at the top of the git work
+ * tree the current folder is in (the repository root); no other folder.
+ * NULL when there is none (a local server needs none). Dies with status 2
+ * when the key holds characters that cannot go in a header. */
 char *llm_api_key(void);
 /* Registers a secret: llm_scrub masks it (and any run of 12 or more of its
  * characters) in text saved or shown afterwards. */

@@ -219,6 +219,30 @@ static char *read_dotenv(const char *path)
 	return k;
 }
 
+/* The top of the git work tree holding dir (the nearest folder with a
+ * .git, a folder or a worktree's file), or NULL. Only .git is looked at on
+ * the way up: no other file of a parent is read. */
+static char *git_top(const char *dir)
+{
+	char *d = xstrdup(dir);
+	for (;;) {
+		char *g = xasprintf("%s/.git", d);
+		int top = cko_exists(g);
+		free(g);
+		if (top)
+			return d;
+		char *slash = strrchr(d, '/');
+		if (!slash || slash == d) {
+			free(d);
+			return NULL;
+		}
+		*slash = 0;
+	}
+}
+
+/* $CKO_DOTENV, else ./.env, else .env at the repository root (the top of
+ * the git work tree the current folder is in): a run's folder is
+ * results/run-NNN/ inside it. Never a folder in between or above. */
 static char *find_dotenv_key(void)
 {
 	const char *env = getenv("CKO_DOTENV");
@@ -227,20 +251,17 @@ static char *find_dotenv_key(void)
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof cwd))
 		return NULL;
-	for (;;) {
-		char *f = xasprintf("%s/.env", cwd);
-		char *k = read_dotenv(f);
+	char *k = read_dotenv(".env");
+	if (k)
+		return k;
+	char *top = git_top(cwd);
+	if (top && strcmp(top, cwd)) {
+		char *f = xasprintf("%s/.env", top);
+		k = read_dotenv(f);
 		free(f);
-		if (k)
-			return k;
-		char *g = xasprintf("%s/.git", cwd);
-		int top = cko_exists(g);
-		free(g);
-		char *slash = strrchr(cwd, '/');
-		if (top || !slash || slash == cwd)
-			return NULL;
-		*slash = 0;
 	}
+	free(top);
+	return k;
 }
 
 char *llm_api_key(void)
