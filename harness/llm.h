@@ -53,10 +53,11 @@ void llm_config_free(llm_config *c);
  * NULL when there is none (a local server needs none). Dies with status 2
  * when the key holds characters that cannot go in a header. */
 char *llm_api_key(void);
-/* Registers a secret: llm_scrub masks it (and any run of 12 or more of its
- * characters) in text saved or shown afterwards. */
+/* Registers a secret: llm_scrub masks it (and any piece of 6 or more of
+ * its characters) in text saved or shown afterwards. NULL forgets it. */
 void llm_secret(const char *key);
-/* Masks the registered secret in s, in place. Returns s. */
+/* Masks the registered secret in s, in place, with '*'. Returns s. Linear
+ * in the length of s. */
 char *llm_scrub(char *s);
 /* Same over every string of a JSON tree. */
 void llm_scrub_json(cJSON *j);

@@ -3,6 +3,7 @@
 #include "llm.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -287,32 +288,87 @@ char *llm_api_key(void)
 
 /* ---- scrubbing ---- */
 
+/* The key and the set of its SCRUB_RUN-character pieces. A piece packs
+ * into 48 bits, so the set holds the pieces themselves: a hit is exact. */
+#define SCRUB_RUN 6
+#define PIECE_MASK ((UINT64_C(1) << (8 * SCRUB_RUN)) - 1)
 static char *secret;
-#define SCRUB_RUN 12
+static uint64_t *pieces; /* open addressing; 0 is empty (no piece is six NULs) */
+static size_t npieces_cap;
+
+static size_t piece_slot(uint64_t v)
+{
+	return (size_t)((v * UINT64_C(0x9e3779b97f4a7c15)) >> 40) & (npieces_cap - 1);
+}
+
+static int piece_in(uint64_t v)
+{
+	for (size_t i = piece_slot(v);; i = (i + 1) & (npieces_cap - 1)) {
+		if (pieces[i] == v)
+			return 1;
+		if (!pieces[i])
+			return 0;
+	}
+}
 
 void llm_secret(const char *key)
 {
+	if (secret)
+		memset(secret, 0, strlen(secret));
 	free(secret);
-	secret = key && *key ? xstrdup(key) : NULL;
+	if (pieces)
+		memset(pieces, 0, npieces_cap * sizeof *pieces);
+	free(pieces);
+	secret = NULL;
+	pieces = NULL;
+	npieces_cap = 0;
+	if (!key || !*key)
+		return;
+	secret = xstrdup(key);
+	size_t k = strlen(key);
+	if (k < SCRUB_RUN)
+		return;
+	for (npieces_cap = 16; npieces_cap < 2 * k; npieces_cap *= 2)
+		;
+	pieces = xcalloc(npieces_cap, sizeof *pieces);
+	uint64_t v = 0;
+	for (size_t i = 0; i < k; i++) {
+		v = ((v << 8) | (unsigned char)key[i]) & PIECE_MASK;
+		if (i + 1 < SCRUB_RUN || piece_in(v))
+			continue;
+		size_t s = piece_slot(v);
+		while (pieces[s])
+			s = (s + 1) & (npieces_cap - 1);
+		pieces[s] = v;
+	}
 }
 
-/* Masks every run of at least SCRUB_RUN characters of s that also occurs in
- * the key (servers echo keys partly masked), and the whole key. */
+/* Masks the key and every piece of it of SCRUB_RUN or more characters:
+ * servers echo keys partly masked, and a compiler quotes what it read one
+ * identifier at a time. One pass: each window of SCRUB_RUN characters that
+ * is a piece of the key is masked, so overlapping windows mask a whole
+ * run. A window is read before any of it is masked. */
 char *llm_scrub(char *s)
 {
 	if (!s || !secret)
 		return s;
-	size_t k = strlen(secret), n = strlen(s);
-	size_t run = k < SCRUB_RUN ? k : SCRUB_RUN;
-	for (size_t i = 0; i + run <= k; i++) {
-		for (char *p = s; (p = memmem(p, n - (size_t)(p - s), secret + i, run));) {
-			/* Extend the match as far as it goes along the key. */
-			size_t len = run;
-			while (i + len < k && p[len] && p[len] == secret[i + len])
-				len++;
-			memset(p, '*', len);
-			p += len;
-		}
+	size_t k = strlen(secret);
+	if (k < SCRUB_RUN) {
+		for (char *p = s; (p = strstr(p, secret)); p += k)
+			memset(p, '*', k);
+		return s;
+	}
+	uint64_t v = 0;
+	size_t masked = 0; /* s[..masked) is done */
+	for (size_t i = 0; s[i]; i++) {
+		v = ((v << 8) | (unsigned char)s[i]) & PIECE_MASK;
+		if (i + 1 < SCRUB_RUN || !piece_in(v))
+			continue;
+		size_t from = i + 1 - SCRUB_RUN;
+		if (from < masked)
+			from = masked;
+		memset(s + from, '*', i + 1 - from);
+		masked = i + 1;
 	}
 	return s;
 }

@@ -32,4 +32,31 @@ if grep -l -r -F -- "$OTHER" "$T/o" "$REQ" >"$T/leaks" 2>/dev/null; then
 else
 	ok llm-secrets/env-no-other-secret
 fi
+
+# ---- Saved text is scrubbed of every piece of 6 or more characters. ----
+# Every 6-character piece of the key, one a line, for grep -f.
+printf '%s\n' "$FAKE_KEY" | awk '{ for (i = 1; i + 5 <= length($0); i++) print substr($0, i, 6) }' >"$T/pieces"
+no_piece_in() { # NAME FILES...: no 6-character piece of the key in the files.
+	name=$1; shift
+	if grep -l -r -F -f "$T/pieces" -- "$@" >"$T/leaks" 2>/dev/null; then
+		fail "$name" "a piece of the key is in $(tr '\n' ' ' <"$T/leaks")"
+	else
+		ok "$name"
+	fi
+}
+# A compiler quotes identifiers one at a time: the key's pieces, apart.
+printf '%s\n' "$FAKE_KEY" | awk -F- '{ printf "error: \047%s\047 \047%s\047 \047%s\047 undefined; near \047%s\047\n", $1, $2, $3, $4 }' >"$T/compiler.log"
+printf '{"tools": {"log": {"description": "d", "parameters": {"type": "object"}, "argv": ["cat", "%s"], "default": true}}}\n' "$T/compiler.log" >"$T/logm.json"
+printf '[{"tool_calls": [{"name": "log", "arguments": {}}]}, {"status": 401, "echo_auth": true, "error": {"message": "x", "code": "invalid_api_key"}}]\n' >"$T/script.json"
+fake_start "$T/script.json" || finish
+fake_config '{"max_retries": 0}'
+rm -rf "$T/o" && mkdir -p "$T/o"
+OPENAI_API_KEY=$FAKE_KEY expect_status llm-secrets/scrub-ask 3 cko-llm ask -c "$T/config.json" --tools "$T/logm.json" \
+	--transcript "$T/o/t.json" --usage "$T/o/u.json" -o "$T/o/r.json" "$T/prompt.json"
+fake_stop
+req 1 '.body.messages[3].content | fromjson | .output' | jq -r . >"$T/tool-output"
+# sk and test are under 6 characters; FAKEKEY and the 20 after it are masked.
+expect_grep llm-secrets/scrub-pieces "^error: 'sk' 'test' '\*{7}' undefined; near '\*{20}'$" "$T/tool-output"
+expect_jq llm-secrets/scrub-echoed-masked '[.events[] | select(.type == "response") | .body.error.message // empty] | .[0] | test("^Incorrect API key provided: \\*+$")' "$T/o/t.json"
+no_piece_in llm-secrets/scrub-no-piece "$T/o" "$T/last.err" "$T/last.out" "$REQ"
 finish

@@ -67,5 +67,46 @@ int main(void)
 	unsetenv("OPENAI_API_KEY");
 	unsetenv("MY_SECRET_TOKEN");
 
+	/* Scrubbing: the whole key, and every piece of 6 or more characters. */
+	llm_secret(KEY);
+	char a[] = "Bearer sk-proj-AbCdEf123456_XyZ.";
+	llm_scrub(a);
+	CHECK("scrub/whole", !strcmp(a, "Bearer ************************."));
+	/* A compiler quoting the key's identifiers one at a time. */
+	char b[] = "error: 'sk' 'proj' 'AbCdEf123456_XyZ' undefined";
+	llm_scrub(b);
+	CHECK("scrub/separated", !strcmp(b, "error: 'sk' 'proj' '****************' undefined"));
+	char c[] = "x AbCdEf y 123456_ z 3456_ w Ef12345";
+	llm_scrub(c);
+	CHECK("scrub/pieces-of-6", !strcmp(c, "x ****** y ******* z 3456_ w *******"));
+	char d[] = "sk-proj AbCdE plain text with no key";
+	llm_scrub(d);
+	CHECK("scrub/under-6-kept", !strcmp(d, "******* AbCdE plain text with no key"));
+	char e[] = "AbCdEf123456_XyZAbCdEf123456_XyZ";
+	llm_scrub(e);
+	CHECK("scrub/adjacent", strspn(e, "*") == strlen(e));
+	/* Megabytes in linear time. */
+	size_t n = 8u << 20;
+	char *big = xmalloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		big[i] = "abcdefghijklmnopqrstuvwxyz0123456789 \n"[i % 38];
+	memcpy(big + n / 2, KEY, strlen(KEY));
+	big[n] = 0;
+	double t0 = cko_now();
+	llm_scrub(big);
+	double dt = cko_now() - t0;
+	CHECK("scrub/big", !memmem(big, n, "AbCdEf", 6) && memmem(big + n / 2, 24, "************************", 24) &&
+				   big[n / 2 - 1] == "abcdefghijklmnopqrstuvwxyz0123456789 \n"[(n / 2 - 1) % 38]);
+	CHECK("scrub/big-fast", dt < 2);
+	free(big);
+	/* A short key is masked whole, its pieces are not. */
+	llm_secret("abc12");
+	char f[] = "abc12 abc1 xabc12x";
+	llm_scrub(f);
+	CHECK("scrub/short-key", !strcmp(f, "***** abc1 x*****x"));
+	llm_secret(NULL);
+	char g[] = "sk-proj-AbCdEf123456_XyZ";
+	llm_scrub(g);
+	CHECK("scrub/forgotten", !strcmp(g, KEY));
 	TEST_END();
 }
