@@ -21,7 +21,9 @@
 /* ---- llm_config.c ---- */
 typedef struct {
 	char *file;
+	char *field;            /* where the settings are: "model_settings" or "" */
 	char *base_url;         /* without a trailing slash */
+	int allow_insecure_http; /* the key may go over http to another machine */
 	char *model;
 	char *reasoning_effort; /* NULL: not sent */
 	int64_t max_completion_tokens; /* 0: not sent */
@@ -53,6 +55,12 @@ void llm_config_free(llm_config *c);
  * NULL when there is none (a local server needs none). Dies with status 2
  * when the key holds characters that cannot go in a header. */
 char *llm_api_key(void);
+/* 1 if url's host is this machine: localhost, 127.0.0.0/8 or [::1]. */
+int llm_url_loopback(const char *url);
+/* The key goes over https, or plain http to this machine; other http needs
+ * allow_insecure_http. Dies with status 2 naming the config file and the
+ * field otherwise. Nothing to check without a key. */
+void llm_key_url_check(const llm_config *c, const char *key);
 /* Registers a secret: llm_scrub masks it (and any piece of 6 or more of
  * its characters) in text saved or shown afterwards. NULL forgets it. */
 void llm_secret(const char *key);

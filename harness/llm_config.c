@@ -6,13 +6,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static const char *const config_keys[] = {
 	"base_url", "model", "reasoning_effort", "max_completion_tokens", "temperature", "timeout_s",
 	"connect_timeout_s", "max_retries", "retry_base_s", "retry_max_s", "structured", "prices", "tool_rounds",
 	"tool_calls_per_round", "tool_timeout_s", "tool_output_max", "response_max_bytes", "answer_max_bytes",
-	"extra_body", "comment", NULL,
+	"extra_body", "allow_insecure_http", "comment", NULL,
 };
 
 static double num_in(const cJSON *o, const char *key, double dflt, double lo, double hi, const char *file,
@@ -60,6 +61,7 @@ void llm_config_load(const char *path, llm_config *c)
 			cko_jfail(file, "model", "expected a model name");
 	}
 	cko_jkeys(o, file, field, config_keys);
+	c->field = xstrdup(field);
 
 	const char *s = cko_jstr_opt(o, "base_url", "https://api.openai.com/v1");
 	if (cko_jget(o, "base_url") && !cJSON_IsString(cko_jget(o, "base_url")))
@@ -73,6 +75,10 @@ void llm_config_load(const char *path, llm_config *c)
 	size_t n = strlen(c->base_url);
 	while (n && c->base_url[n - 1] == '/')
 		c->base_url[--n] = 0;
+	const cJSON *ih = cko_jget(o, "allow_insecure_http");
+	if (ih && !cJSON_IsBool(ih))
+		cko_jfail(file, cko_field(field, "allow_insecure_http"), "expected true or false");
+	c->allow_insecure_http = cJSON_IsTrue(ih);
 
 	const cJSON *m = top_model ? top_model : cko_jget(o, "model");
 	if (m && (!cJSON_IsString(m) || !*m->valuestring || strlen(m->valuestring) > 200))
@@ -148,6 +154,7 @@ void llm_config_load(const char *path, llm_config *c)
 void llm_config_free(llm_config *c)
 {
 	free(c->file);
+	free(c->field);
 	free(c->base_url);
 	free(c->model);
 	free(c->reasoning_effort);
@@ -284,6 +291,56 @@ char *llm_api_key(void)
 	if (k)
 		llm_secret(k);
 	return k;
+}
+
+/* ---- where the key may go ---- */
+
+int llm_url_loopback(const char *url)
+{
+	const char *h = !strncmp(url, "http://", 7) ? url + 7 : !strncmp(url, "https://", 8) ? url + 8 : NULL;
+	if (!h)
+		return 0;
+	size_t n = strcspn(h, "/?#");
+	if (memchr(h, '@', n))
+		return 0; /* the host is after the user name; refused in a config anyway */
+	if (n >= 5 && !strncmp(h, "[::1]", 5))
+		return n == 5 || h[5] == ':';
+	size_t hl = strcspn(h, ":/?#");
+	if (hl == 9 && !strncasecmp(h, "localhost", 9))
+		return 1;
+	/* 127.a.b.c, four decimal parts of at most 3 digits, each <= 255. */
+	if (hl < 7 || strncmp(h, "127.", 4))
+		return 0;
+	int parts = 0;
+	for (size_t i = 0; i < hl;) {
+		size_t d = 0;
+		int v = 0;
+		while (i + d < hl && h[i + d] >= '0' && h[i + d] <= '9' && d < 4)
+			v = v * 10 + (h[i + d++] - '0');
+		if (!d || d > 3 || v > 255)
+			return 0;
+		parts++;
+		i += d;
+		if (i < hl && (h[i] != '.' || ++i == hl))
+			return 0;
+	}
+	return parts == 4;
+}
+
+void llm_key_url_check(const llm_config *c, const char *key)
+{
+	if (!key || !strncmp(c->base_url, "https://", 8) || llm_url_loopback(c->base_url))
+		return;
+	if (c->allow_insecure_http) {
+		cko_warn("%s: sending the API key over plain http (allow_insecure_http)", c->base_url);
+		return;
+	}
+	char f[128];
+	snprintf(f, sizeof f, "%s", cko_field(c->field, "base_url"));
+	cko_jfail(c->file, f,
+		  "%s is plain http to another machine: the API key would travel unencrypted; use https, or set "
+		  "%s: true to send it anyway",
+		  c->base_url, cko_field(c->field, "allow_insecure_http"));
 }
 
 /* ---- scrubbing ---- */

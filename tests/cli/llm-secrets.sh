@@ -33,6 +33,46 @@ else
 	ok llm-secrets/env-no-other-secret
 fi
 
+# ---- The key goes over https, or plain http to this machine only. ----
+# "Remote" servers are at the unroutable 192.0.2.1, reached through the
+# fake server as the http proxy: nothing leaves this machine.
+printf '[%s, %s, %s, %s]\n' "$OK" "$OK" "$OK" "$OK" >"$T/script.json"
+fake_start "$T/script.json" || finish
+ask() { # NAME STATUS BASE_URL [extra config]: asks with the key, through the fake as the proxy.
+	x=$4
+	[ -n "$x" ] || x='{}'
+	jq --arg u "$3" --argjson x "$x" '.base_url = $u | .max_retries = 0 | . + $x' "$T/config.json" >"$T/c.json"
+	OPENAI_API_KEY=$FAKE_KEY http_proxy=http://127.0.0.1:$PORT https_proxy=http://127.0.0.1:$PORT \
+		expect_status "$1" "$2" cko-llm ask -c "$T/c.json" -o "$T/o/r.json" "$T/prompt.json"
+}
+fake_config
+ask llm-secrets/http-remote-refused 2 http://192.0.2.1/v1
+expect_grep llm-secrets/http-remote-message "c\.json: base_url: http://192\.0\.2\.1/v1 is plain http to another machine.*use https, or set allow_insecure_http: true" "$T/last.err"
+expect_eq llm-secrets/http-remote-nothing-sent "$(nreq)" 0
+# The same under model_settings (a run's config.json): the message names that field.
+jq '{tool: "cko-init", model: "fake-model", model_settings: (. + {base_url: "http://192.0.2.1:8000/v1"})}' "$T/config.json" >"$T/run-config.json"
+OPENAI_API_KEY=$FAKE_KEY expect_status llm-secrets/http-remote-run-config 2 cko-llm ask -c "$T/run-config.json" -o "$T/o/r.json" "$T/prompt.json"
+expect_grep llm-secrets/http-remote-run-field 'run-config\.json: model_settings\.base_url: .*model_settings\.allow_insecure_http: true' "$T/last.err"
+ask llm-secrets/http-loopback 0 "http://127.0.0.1:$PORT/v1"
+expect_eq llm-secrets/http-loopback-keyed "$(req 0 '[.auth, has("proxied_host")]')" '["ok",false]'
+ask llm-secrets/http-localhost 0 "http://localhost:$PORT/v1"
+expect_eq llm-secrets/http-localhost-keyed "$(req 1 '[.auth, has("proxied_host")]')" '["ok",false]'
+# allow_insecure_http sends it (here to the proxy, which answers for 192.0.2.1), with a warning.
+ask llm-secrets/http-remote-allowed 0 http://192.0.2.1/v1 '{"allow_insecure_http": true}'
+expect_eq llm-secrets/http-remote-allowed-sent "$(req 2 '[.auth, .proxied_host]')" '["ok","192.0.2.1"]'
+expect_grep llm-secrets/http-remote-allowed-warns 'plain http \(allow_insecure_http\)' "$T/last.err"
+# Without a key nothing secret travels: plain http anywhere is fine.
+jq '.base_url = "http://192.0.2.1/v1"' "$T/config.json" >"$T/c.json"
+http_proxy=http://127.0.0.1:$PORT expect_status llm-secrets/http-remote-keyless 0 cko-llm ask -c "$T/c.json" -o "$T/o/r.json" "$T/prompt.json"
+expect_eq llm-secrets/http-remote-keyless-sent "$(req 3 '[.auth, .proxied_host]')" '["none","192.0.2.1"]'
+# https passes the check (the fake refuses the CONNECT tunnel: exit 3, not 2).
+ask llm-secrets/https-accepted 3 https://192.0.2.1/v1
+if grep -q 'plain http' "$T/last.err"; then fail llm-secrets/https-not-refused "$(head -c 300 "$T/last.err")"; else ok llm-secrets/https-not-refused; fi
+jq '.allow_insecure_http = "yes"' "$T/config.json" >"$T/c.json"
+expect_status llm-secrets/bad-flag 2 cko-llm ask -c "$T/c.json" -o "$T/o/r.json" "$T/prompt.json"
+expect_grep llm-secrets/bad-flag-message 'allow_insecure_http: expected true or false' "$T/last.err"
+fake_stop
+
 # ---- Saved text is scrubbed of every piece of 6 or more characters. ----
 # Every 6-character piece of the key, one a line, for grep -f.
 printf '%s\n' "$FAKE_KEY" | awk '{ for (i = 1; i + 5 <= length($0); i++) print substr($0, i, 6) }' >"$T/pieces"

@@ -67,6 +67,15 @@ int main(void)
 	unsetenv("OPENAI_API_KEY");
 	unsetenv("MY_SECRET_TOKEN");
 
+	CHECK("loopback/yes", llm_url_loopback("http://127.0.0.1:8000/v1") && llm_url_loopback("http://localhost/v1") &&
+				      llm_url_loopback("http://LOCALHOST:11434") && llm_url_loopback("http://[::1]:8080/v1") &&
+				      llm_url_loopback("http://127.255.3.4") && llm_url_loopback("https://127.0.0.1"));
+	CHECK("loopback/no", !llm_url_loopback("http://10.0.0.5/v1") && !llm_url_loopback("http://localhost.evil.com/") &&
+				     !llm_url_loopback("http://127.0.0.1.evil.com/") && !llm_url_loopback("http://127.0.0.1@evil.com/") &&
+				     !llm_url_loopback("http://128.0.0.1/") && !llm_url_loopback("http://127.0.0.256/") &&
+				     !llm_url_loopback("http://127.0.0/") && !llm_url_loopback("http://[::2]/") &&
+				     !llm_url_loopback("http://localhostx/") && !llm_url_loopback("ftp://localhost/"));
+
 	/* Scrubbing: the whole key, and every piece of 6 or more characters. */
 	llm_secret(KEY);
 	char a[] = "Bearer sk-proj-AbCdEf123456_XyZ.";
