@@ -322,7 +322,7 @@ int cko_run_argv(char *const argv[], const char *stdin_data, double timeout_s, s
 		 cko_proc *r);
 void cko_proc_free(cko_proc *r);
 
-/* ---- secret.c: keeping secrets from children ---- */
+/* ---- secret.c: keeping secrets from children and configs ---- */
 /* 1 if an environment variable's name (or a NAME=VALUE entry) looks like a
  * secret: it holds KEY, TOKEN, SECRET, PASS, CRED, AUTH, COOKIE, JWT or
  * PRIVATE, in any case. Such a variable never reaches a child. */
@@ -336,6 +336,13 @@ int cko_env_name_allowed(const char *name);
  * (for execve); free it with cko_envp_free. */
 char **cko_env_allowed(void);
 void cko_envp_free(char **envp);
+/* 1 if a config field's name looks like a secret: api_key, apiKey, token,
+ * access_token, auth, secret, password, credentials, authorization, ...
+ * (not max_completion_tokens or stop_token_ids). */
+int cko_field_name_secret(const char *name);
+/* Dies with status 2 naming the file and the field when any field of the
+ * tree, at any depth, is named like a secret: keys never go in a config. */
+void cko_jno_secrets(const cJSON *root, const char *file);
 
 /* ---- lock ---- */
 /* Runs a watchdog: forks; the child returns and does the work, the parent

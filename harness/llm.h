@@ -44,8 +44,9 @@ typedef struct {
 } llm_config;
 
 /* Loads path (NULL: defaults only). The settings are the object under the
- * key "llm" when there is one (a run's config.json), else the whole file.
- * Dies with status 2 naming the file and field. */
+ * key "model_settings" when there is one (a run's config.json), else the
+ * whole file. Dies with status 2 naming the file and field, also when any
+ * field of the file is named like a secret (cko_jno_secrets). */
 void llm_config_load(const char *path, llm_config *c);
 void llm_config_free(llm_config *c);
 

@@ -60,6 +60,8 @@ void llm_config_load(const char *path, llm_config *c)
 		if (top_model && !cJSON_IsString(top_model))
 			cko_jfail(file, "model", "expected a model name");
 	}
+	/* Before the unknown-key check, so an api_key gets the real reason. */
+	cko_jno_secrets(root, file);
 	cko_jkeys(o, file, field, config_keys);
 	c->field = xstrdup(field);
 
@@ -71,6 +73,11 @@ void llm_config_load(const char *path, llm_config *c)
 	for (const char *p = s; *p; p++)
 		if ((unsigned char)*p <= ' ' || *p == 0x7f)
 			cko_jfail(file, cko_field(field, "base_url"), "contains a space or a control character");
+	const char *auth = strchr(s, '/') + 2;
+	const char *at = memchr(auth, '@', strcspn(auth, "/?#"));
+	if (at)
+		cko_jfail(file, cko_field(field, "base_url"),
+			  "holds a user name or password (user@host): keys are never stored in a config");
 	c->base_url = xstrdup(s);
 	size_t n = strlen(c->base_url);
 	while (n && c->base_url[n - 1] == '/')

@@ -1,8 +1,10 @@
-/* secret.c: what counts as a secret, so that none reaches a child process:
- * the environment children get is built from an allow-list. Model-written
- * code runs in those children and may print anything it can read. */
+/* secret.c: what counts as a secret, so that none reaches a child process
+ * (the environment children get is built from an allow-list) or a config
+ * file (a field named like a key is refused). Model-written code runs in
+ * those children and may print anything it can read. */
 #include "cko.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -82,3 +84,78 @@ void cko_envp_free(char **envp)
 	free(envp);
 }
 
+/* ---- config fields ---- */
+
+/* The words of a field name, lower case: split at anything not a letter
+ * or digit and where a lower-case letter meets an upper-case one (apiKey). */
+static int split_words(const char *name, char w[][32], int max)
+{
+	int nw = 0;
+	size_t len = 0;
+	for (const char *p = name;; p++) {
+		int c = (unsigned char)*p;
+		int boundary = !isalnum(c) || (len && isupper(c) && islower((unsigned char)p[-1]));
+		if (boundary && len) {
+			w[nw][len < 31 ? len : 31] = 0;
+			if (++nw == max)
+				return nw;
+			len = 0;
+		}
+		if (!c)
+			return nw;
+		if (isalnum(c)) {
+			if (len < 31)
+				w[nw][len] = (char)tolower(c);
+			len++;
+		}
+	}
+}
+
+int cko_field_name_secret(const char *name)
+{
+	/* Anywhere in the name: words that are secrets whatever follows. */
+	static const char *const any[] = {"secret", "secrets", "password", "passwd", "passphrase", "credential",
+					  "credentials", "authorization", "bearer", "apikey", "apitoken", "accesstoken",
+					  "authtoken", "privatekey", "secretkey", "jwt", NULL};
+	/* At the end: api_key, access_token, auth; not max_tokens or stop_token_ids. */
+	static const char *const last[] = {"key", "token", "auth", "pass", "cookie", "creds", NULL};
+	/* OpenAI's request field routing prompts to a cache: not a secret. */
+	if (!strcasecmp(name, "prompt_cache_key"))
+		return 0;
+	char w[16][32];
+	int n = split_words(name, w, 16);
+	for (int i = 0; i < n; i++)
+		for (const char *const *a = any; *a; a++)
+			if (!strcmp(w[i], *a))
+				return 1;
+	for (const char *const *a = last; n && *a; a++)
+		if (!strcmp(w[n - 1], *a))
+			return 1;
+	return 0;
+}
+
+/* The path of the first secret-looking field under j into path; 1 if found. */
+static int find_secret(const cJSON *j, char *path, size_t cap, size_t len)
+{
+	int i = 0;
+	for (const cJSON *c = j ? j->child : NULL; c; c = c->next, i++) {
+		size_t l = len;
+		if (cJSON_IsObject(j))
+			l += (size_t)snprintf(path + len, cap - len, "%s%s", len ? "." : "", c->string);
+		else
+			l += (size_t)snprintf(path + len, cap - len, "[%d]", i);
+		if (l >= cap)
+			l = cap - 1;
+		if ((cJSON_IsObject(j) && cko_field_name_secret(c->string)) || find_secret(c, path, cap, l))
+			return 1;
+		path[len] = 0;
+	}
+	return 0;
+}
+
+void cko_jno_secrets(const cJSON *root, const char *file)
+{
+	char path[512] = "";
+	if (find_secret(root, path, sizeof path, 0))
+		cko_jfail(file, path, "keys are never stored in a config; set OPENAI_API_KEY or a .env file");
+}

@@ -73,6 +73,43 @@ expect_status llm-secrets/bad-flag 2 cko-llm ask -c "$T/c.json" -o "$T/o/r.json"
 expect_grep llm-secrets/bad-flag-message 'allow_insecure_http: expected true or false' "$T/last.err"
 fake_stop
 
+# ---- A config holding a key is refused, by cko-llm and by cko-init. ----
+jq --arg k "$FAKE_KEY" '.api_key = $k' "$T/config.json" >"$T/keyed.json"
+expect_status llm-secrets/llm-config-key 2 cko-llm ask -c "$T/keyed.json" -o "$T/o/r.json" "$T/prompt.json"
+expect_grep llm-secrets/llm-config-key-message '^cko-llm: .*keyed\.json: api_key: keys are never stored in a config; set OPENAI_API_KEY or a \.env file$' "$T/last.err"
+jq --arg k "$FAKE_KEY" '.extra_body = {"headers": [{"Authorization": ("Bearer " + $k)}]}' "$T/config.json" >"$T/keyed.json"
+expect_status llm-secrets/llm-config-nested 2 cko-llm ask -c "$T/keyed.json" -o "$T/o/r.json" "$T/prompt.json"
+expect_grep llm-secrets/llm-config-nested-field 'keyed\.json: extra_body\.headers\[0\]\.Authorization: keys are never stored' "$T/last.err"
+jq '.base_url = "https://user:pw@192.0.2.1/v1"' "$T/config.json" >"$T/keyed.json"
+expect_status llm-secrets/llm-config-userinfo 2 cko-llm ask -c "$T/keyed.json" -o "$T/o/r.json" "$T/prompt.json"
+expect_grep llm-secrets/llm-config-userinfo-message 'keyed\.json: base_url: holds a user name or password' "$T/last.err"
+D=$DATA/run
+init() { # NAME CONFIG: cko-init must refuse it (exit 2) and make no run folder.
+	rm -rf "$T/r"
+	expect_status "$1" 2 cko-init --signature "$D/signature.json" --input-cases "$D/cases.json" --reference "$D/reference.cu" \
+		--reference-launch "$D/reference-launch.json" --initial-kernel "$D/initial.cu" --launch "$D/launch.json" \
+		--config "$2" --results "$T/r"
+	expect_eq "$1-no-run" "$(ls "$T/r" 2>/dev/null | wc -l | tr -d ' ')" 0
+}
+jq --arg k "$FAKE_KEY" '{max_iterations: 1, model_settings: (. + {api_key: $k})}' "$T/config.json" >"$T/init-key.json"
+init llm-secrets/init-api-key "$T/init-key.json"
+expect_grep llm-secrets/init-api-key-message '^cko-init: .*init-key\.json: model_settings\.api_key: keys are never stored in a config; set OPENAI_API_KEY or a \.env file$' "$T/last.err"
+jq --arg k "$FAKE_KEY" '{max_iterations: 1, github: {Token: $k}, model_settings: .}' "$T/config.json" >"$T/init-key.json"
+init llm-secrets/init-any-field "$T/init-key.json"
+expect_grep llm-secrets/init-any-field-message 'init-key\.json: github\.Token: keys are never stored' "$T/last.err"
+jq '{model_settings: (. + {no_such_setting: 1})}' "$T/config.json" >"$T/init-key.json"
+init llm-secrets/init-checks-settings "$T/init-key.json"
+expect_grep llm-secrets/init-checks-settings-message 'init-key\.json: model_settings\.no_such_setting: unknown key' "$T/last.err"
+# A clean config goes through, and the run's config.json holds no secret-looking field.
+jq '{max_iterations: 1, model_settings: (. + {extra_body: {max_tokens: 10, stop_token_ids: [1]}})}' "$T/config.json" >"$T/init-ok.json"
+rm -rf "$T/r"
+expect_status llm-secrets/init-clean 0 cko-init --signature "$D/signature.json" --input-cases "$D/cases.json" \
+	--reference "$D/reference.cu" --reference-launch "$D/reference-launch.json" --initial-kernel "$D/initial.cu" \
+	--launch "$D/launch.json" --config "$T/init-ok.json" --results "$T/r"
+run=$(cat "$T/last.out")
+expect_jq llm-secrets/init-clean-settings '.model_settings.extra_body.max_tokens == 10' "$run/config.json"
+expect_jq llm-secrets/init-clean-no-secret '[paths | .[-1] | strings | ascii_downcase | select(test("key|secret|password|auth"))] == []' "$run/config.json"
+
 # ---- Saved text is scrubbed of every piece of 6 or more characters. ----
 # Every 6-character piece of the key, one a line, for grep -f.
 printf '%s\n' "$FAKE_KEY" | awk '{ for (i = 1; i + 5 <= length($0); i++) print substr($0, i, 6) }' >"$T/pieces"

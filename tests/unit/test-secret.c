@@ -67,6 +67,18 @@ int main(void)
 	unsetenv("OPENAI_API_KEY");
 	unsetenv("MY_SECRET_TOKEN");
 
+	CHECK("field-secret/yes", cko_field_name_secret("api_key") && cko_field_name_secret("apiKey") &&
+					  cko_field_name_secret("OPENAI_API_KEY") && cko_field_name_secret("key") &&
+					  cko_field_name_secret("access_token") && cko_field_name_secret("token") &&
+					  cko_field_name_secret("Authorization") && cko_field_name_secret("password") &&
+					  cko_field_name_secret("client_secret_id") && cko_field_name_secret("credentials") &&
+					  cko_field_name_secret("apikey") && cko_field_name_secret("auth"));
+	CHECK("field-secret/no", !cko_field_name_secret("max_completion_tokens") &&
+					 !cko_field_name_secret("max_tokens") && !cko_field_name_secret("stop_token_ids") &&
+					 !cko_field_name_secret("base_url") && !cko_field_name_secret("prompt_cache_key") &&
+					 !cko_field_name_secret("tool_output_max") && !cko_field_name_secret("author") &&
+					 !cko_field_name_secret("keyword") && !cko_field_name_secret(""));
+
 	CHECK("loopback/yes", llm_url_loopback("http://127.0.0.1:8000/v1") && llm_url_loopback("http://localhost/v1") &&
 				      llm_url_loopback("http://LOCALHOST:11434") && llm_url_loopback("http://[::1]:8080/v1") &&
 				      llm_url_loopback("http://127.255.3.4") && llm_url_loopback("https://127.0.0.1"));
