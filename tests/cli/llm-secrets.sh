@@ -26,6 +26,18 @@ expect_eq llm-secrets/env-keyed "$(req 0 .auth)" '"ok"'
 for v in OPENAI_API_KEY MY_SECRET_TOKEN GH_AUTH CKO_DOTENV; do
 	expect_eq "llm-secrets/env-no-$v" "$(jq -r --arg v "$v" 'test("(^|\n)" + $v + "=")' "$T/o/env-out")" false
 done
+# Nor in what cko-llm's own /proc/PID/environ shows (unreadable to a
+# non-root child: cko-llm is not dumpable; wiped for root).
+printf '{"tools": {"penv": {"description": "d", "parameters": {"type": "object"}, "argv": ["sh", "-c", "cat /proc/$PPID/environ"], "default": true}}}\n' >"$T/penvm.json"
+printf '[{"tool_calls": [{"name": "penv", "arguments": {}}]}, %s]\n' "$OK" >"$T/script.json"
+fake_start "$T/script.json" || finish
+fake_config
+OPENAI_API_KEY=$FAKE_KEY expect_status llm-secrets/parent-env-ask 0 cko-llm ask -c "$T/config.json" --tools "$T/penvm.json" \
+	--transcript "$T/o/penv-t.json" -o "$T/o/penv-r.json" "$T/prompt.json"
+fake_stop
+req 1 '.body.messages[3].content | fromjson | .output' >"$T/o/penv-out"
+expect_eq llm-secrets/parent-env-read "$(jq -r 'test("PATH=") or test("Permission denied")' "$T/o/penv-out")" true
+expect_eq llm-secrets/parent-env-no-key "$(jq -r 'test("OPENAI_API_KEY=[^?]")' "$T/o/penv-out")" false
 CHECK=llm-secrets/env-no-key no_key_in "$T/o" "$REQ"
 if grep -l -r -F -- "$OTHER" "$T/o" "$REQ" >"$T/leaks" 2>/dev/null; then
 	fail llm-secrets/env-no-other-secret "in $(tr '\n' ' ' <"$T/leaks")"
