@@ -320,6 +320,7 @@ typedef struct {
 	size_t out_len;
 	int truncated;
 } cko_proc;
+/* Runs argv (PATH searched) with the environment of cko_env_allowed. */
 int cko_run_argv(char *const argv[], const char *stdin_data, double timeout_s, size_t max_out, int merge_stderr,
 		 cko_proc *r);
 void cko_proc_free(cko_proc *r);
@@ -364,6 +365,28 @@ void cko_sandbox_gpu_worker(int n, char *const *requests, const char *json_out);
 /* Blanks the values of secret-looking variables in this process's own
  * environment block (and so in /proc/self/environ). */
 void cko_sandbox_scrub_environ(void);
+
+/* ---- secret.c: keeping secrets from children and configs ---- */
+/* 1 if an environment variable's name (or a NAME=VALUE entry) looks like a
+ * secret: it holds KEY, TOKEN, SECRET, PASS, CRED, AUTH, COOKIE, JWT or
+ * PRIVATE, in any case. Such a variable never reaches a child. */
+int cko_env_name_secret(const char *name);
+/* 1 if a child may see the variable: PATH, HOME, TMPDIR, LANG, LC_*, TZ,
+ * TERM, USER, LOGNAME, LD_LIBRARY_PATH, XDG_CACHE_HOME, CUDA_*, NVIDIA_*,
+ * CKO_* (not CKO_DOTENV), GNUPLOT_*, GDFONTPATH, the sanitizers' *SAN_OPTIONS,
+ * and the names listed in $CKO_ENV_ALLOW; never a secret-looking one. */
+int cko_env_name_allowed(const char *name);
+/* The allowed part of the environment as a fresh NULL-terminated envp
+ * (for execve); free it with cko_envp_free. */
+char **cko_env_allowed(void);
+void cko_envp_free(char **envp);
+/* 1 if a config field's name looks like a secret: api_key, apiKey, token,
+ * access_token, auth, secret, password, credentials, authorization, ...
+ * (not max_completion_tokens or stop_token_ids). */
+int cko_field_name_secret(const char *name);
+/* Dies with status 2 naming the file and the field when any field of the
+ * tree, at any depth, is named like a secret: keys never go in a config. */
+void cko_jno_secrets(const cJSON *root, const char *file);
 
 /* ---- lock ---- */
 /* Runs a watchdog: forks; the child returns and does the work, the parent

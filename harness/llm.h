@@ -21,7 +21,9 @@
 /* ---- llm_config.c ---- */
 typedef struct {
 	char *file;
+	char *field;            /* where the settings are: "model_settings" or "" */
 	char *base_url;         /* without a trailing slash */
+	int allow_insecure_http; /* the key may go over http to another machine */
 	char *model;
 	char *reasoning_effort; /* NULL: not sent */
 	int64_t max_completion_tokens; /* 0: not sent */
@@ -42,20 +44,29 @@ typedef struct {
 } llm_config;
 
 /* Loads path (NULL: defaults only). The settings are the object under the
- * key "llm" when there is one (a run's config.json), else the whole file.
- * Dies with status 2 naming the file and field. */
+ * key "model_settings" when there is one (a run's config.json), else the
+ * whole file. Dies with status 2 naming the file and field, also when any
+ * field of the file is named like a secret (cko_jno_secrets). */
 void llm_config_load(const char *path, llm_config *c);
 void llm_config_free(llm_config *c);
 
 /* The API key: OPENAI_API_KEY, else OPENAI_API_KEY= in the .env file at
- * $CKO_DOTENV, or in the current folder or a parent, up to the folder that
- * holds .git. NULL when there is none (a local server needs none). Dies
- * with status 2 when the key holds characters that cannot go in a header. */
+ * $CKO_DOTENV, else in the current folder, else at the top of the git work
+ * tree the current folder is in (the repository root); no other folder.
+ * NULL when there is none (a local server needs none). Dies with status 2
+ * when the key holds characters that cannot go in a header. */
 char *llm_api_key(void);
-/* Registers a secret: llm_scrub masks it (and any run of 12 or more of its
- * characters) in text saved or shown afterwards. */
+/* 1 if url's host is this machine: localhost, 127.0.0.0/8 or [::1]. */
+int llm_url_loopback(const char *url);
+/* The key goes over https, or plain http to this machine; other http needs
+ * allow_insecure_http. Dies with status 2 naming the config file and the
+ * field otherwise. Nothing to check without a key. */
+void llm_key_url_check(const llm_config *c, const char *key);
+/* Registers a secret: llm_scrub masks it (and any piece of 6 or more of
+ * its characters) in text saved or shown afterwards. NULL forgets it. */
 void llm_secret(const char *key);
-/* Masks the registered secret in s, in place. Returns s. */
+/* Masks the registered secret in s, in place, with '*'. Returns s. Linear
+ * in the length of s. */
 char *llm_scrub(char *s);
 /* Same over every string of a JSON tree. */
 void llm_scrub_json(cJSON *j);

@@ -300,6 +300,8 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 int llm_ask(llm_session *s)
 {
 	const llm_config *c = s->cfg;
+	/* Here the key meets the URL: refuse before anything is sent. */
+	llm_key_url_check(c, s->key);
 	s->transcript = cJSON_CreateObject();
 	cJSON *t = s->transcript;
 	cJSON_AddStringToObject(t, "tool", "cko-llm");

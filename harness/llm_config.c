@@ -3,15 +3,17 @@
 #include "llm.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static const char *const config_keys[] = {
 	"base_url", "model", "reasoning_effort", "max_completion_tokens", "temperature", "timeout_s",
 	"connect_timeout_s", "max_retries", "retry_base_s", "retry_max_s", "structured", "prices", "tool_rounds",
 	"tool_calls_per_round", "tool_timeout_s", "tool_output_max", "response_max_bytes", "answer_max_bytes",
-	"extra_body", "comment", NULL,
+	"extra_body", "allow_insecure_http", "comment", NULL,
 };
 
 static double num_in(const cJSON *o, const char *key, double dflt, double lo, double hi, const char *file,
@@ -58,7 +60,10 @@ void llm_config_load(const char *path, llm_config *c)
 		if (top_model && !cJSON_IsString(top_model))
 			cko_jfail(file, "model", "expected a model name");
 	}
+	/* Before the unknown-key check, so an api_key gets the real reason. */
+	cko_jno_secrets(root, file);
 	cko_jkeys(o, file, field, config_keys);
+	c->field = xstrdup(field);
 
 	const char *s = cko_jstr_opt(o, "base_url", "https://api.openai.com/v1");
 	if (cko_jget(o, "base_url") && !cJSON_IsString(cko_jget(o, "base_url")))
@@ -68,10 +73,19 @@ void llm_config_load(const char *path, llm_config *c)
 	for (const char *p = s; *p; p++)
 		if ((unsigned char)*p <= ' ' || *p == 0x7f)
 			cko_jfail(file, cko_field(field, "base_url"), "contains a space or a control character");
+	const char *auth = strchr(s, '/') + 2;
+	const char *at = memchr(auth, '@', strcspn(auth, "/?#"));
+	if (at)
+		cko_jfail(file, cko_field(field, "base_url"),
+			  "holds a user name or password (user@host): keys are never stored in a config");
 	c->base_url = xstrdup(s);
 	size_t n = strlen(c->base_url);
 	while (n && c->base_url[n - 1] == '/')
 		c->base_url[--n] = 0;
+	const cJSON *ih = cko_jget(o, "allow_insecure_http");
+	if (ih && !cJSON_IsBool(ih))
+		cko_jfail(file, cko_field(field, "allow_insecure_http"), "expected true or false");
+	c->allow_insecure_http = cJSON_IsTrue(ih);
 
 	const cJSON *m = top_model ? top_model : cko_jget(o, "model");
 	if (m && (!cJSON_IsString(m) || !*m->valuestring || strlen(m->valuestring) > 200))
@@ -147,6 +161,7 @@ void llm_config_load(const char *path, llm_config *c)
 void llm_config_free(llm_config *c)
 {
 	free(c->file);
+	free(c->field);
 	free(c->base_url);
 	free(c->model);
 	free(c->reasoning_effort);
@@ -219,6 +234,30 @@ static char *read_dotenv(const char *path)
 	return k;
 }
 
+/* The top of the git work tree holding dir (the nearest folder with a
+ * .git, a folder or a worktree's file), or NULL. Only .git is looked at on
+ * the way up: no other file of a parent is read. */
+static char *git_top(const char *dir)
+{
+	char *d = xstrdup(dir);
+	for (;;) {
+		char *g = xasprintf("%s/.git", d);
+		int top = cko_exists(g);
+		free(g);
+		if (top)
+			return d;
+		char *slash = strrchr(d, '/');
+		if (!slash || slash == d) {
+			free(d);
+			return NULL;
+		}
+		*slash = 0;
+	}
+}
+
+/* $CKO_DOTENV, else ./.env, else .env at the repository root (the top of
+ * the git work tree the current folder is in): a run's folder is
+ * results/run-NNN/ inside it. Never a folder in between or above. */
 static char *find_dotenv_key(void)
 {
 	const char *env = getenv("CKO_DOTENV");
@@ -227,20 +266,17 @@ static char *find_dotenv_key(void)
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof cwd))
 		return NULL;
-	for (;;) {
-		char *f = xasprintf("%s/.env", cwd);
-		char *k = read_dotenv(f);
+	char *k = read_dotenv(".env");
+	if (k)
+		return k;
+	char *top = git_top(cwd);
+	if (top && strcmp(top, cwd)) {
+		char *f = xasprintf("%s/.env", top);
+		k = read_dotenv(f);
 		free(f);
-		if (k)
-			return k;
-		char *g = xasprintf("%s/.git", cwd);
-		int top = cko_exists(g);
-		free(g);
-		char *slash = strrchr(cwd, '/');
-		if (top || !slash || slash == cwd)
-			return NULL;
-		*slash = 0;
 	}
+	free(top);
+	return k;
 }
 
 char *llm_api_key(void)
@@ -264,34 +300,139 @@ char *llm_api_key(void)
 	return k;
 }
 
+/* ---- where the key may go ---- */
+
+int llm_url_loopback(const char *url)
+{
+	const char *h = !strncmp(url, "http://", 7) ? url + 7 : !strncmp(url, "https://", 8) ? url + 8 : NULL;
+	if (!h)
+		return 0;
+	size_t n = strcspn(h, "/?#");
+	if (memchr(h, '@', n))
+		return 0; /* the host is after the user name; refused in a config anyway */
+	if (n >= 5 && !strncmp(h, "[::1]", 5))
+		return n == 5 || h[5] == ':';
+	size_t hl = strcspn(h, ":/?#");
+	if (hl == 9 && !strncasecmp(h, "localhost", 9))
+		return 1;
+	/* 127.a.b.c, four decimal parts of at most 3 digits, each <= 255. */
+	if (hl < 7 || strncmp(h, "127.", 4))
+		return 0;
+	int parts = 0;
+	for (size_t i = 0; i < hl;) {
+		size_t d = 0;
+		int v = 0;
+		while (i + d < hl && h[i + d] >= '0' && h[i + d] <= '9' && d < 4)
+			v = v * 10 + (h[i + d++] - '0');
+		if (!d || d > 3 || v > 255)
+			return 0;
+		parts++;
+		i += d;
+		if (i < hl && (h[i] != '.' || ++i == hl))
+			return 0;
+	}
+	return parts == 4;
+}
+
+void llm_key_url_check(const llm_config *c, const char *key)
+{
+	if (!key || !strncmp(c->base_url, "https://", 8) || llm_url_loopback(c->base_url))
+		return;
+	if (c->allow_insecure_http) {
+		cko_warn("%s: sending the API key over plain http (allow_insecure_http)", c->base_url);
+		return;
+	}
+	char f[128];
+	snprintf(f, sizeof f, "%s", cko_field(c->field, "base_url"));
+	cko_jfail(c->file, f,
+		  "%s is plain http to another machine: the API key would travel unencrypted; use https, or set "
+		  "%s: true to send it anyway",
+		  c->base_url, cko_field(c->field, "allow_insecure_http"));
+}
+
 /* ---- scrubbing ---- */
 
+/* The key and the set of its SCRUB_RUN-character pieces. A piece packs
+ * into 48 bits, so the set holds the pieces themselves: a hit is exact. */
+#define SCRUB_RUN 6
+#define PIECE_MASK ((UINT64_C(1) << (8 * SCRUB_RUN)) - 1)
 static char *secret;
-#define SCRUB_RUN 12
+static uint64_t *pieces; /* open addressing; 0 is empty (no piece is six NULs) */
+static size_t npieces_cap;
+
+static size_t piece_slot(uint64_t v)
+{
+	return (size_t)((v * UINT64_C(0x9e3779b97f4a7c15)) >> 40) & (npieces_cap - 1);
+}
+
+static int piece_in(uint64_t v)
+{
+	for (size_t i = piece_slot(v);; i = (i + 1) & (npieces_cap - 1)) {
+		if (pieces[i] == v)
+			return 1;
+		if (!pieces[i])
+			return 0;
+	}
+}
 
 void llm_secret(const char *key)
 {
+	if (secret)
+		memset(secret, 0, strlen(secret));
 	free(secret);
-	secret = key && *key ? xstrdup(key) : NULL;
+	if (pieces)
+		memset(pieces, 0, npieces_cap * sizeof *pieces);
+	free(pieces);
+	secret = NULL;
+	pieces = NULL;
+	npieces_cap = 0;
+	if (!key || !*key)
+		return;
+	secret = xstrdup(key);
+	size_t k = strlen(key);
+	if (k < SCRUB_RUN)
+		return;
+	for (npieces_cap = 16; npieces_cap < 2 * k; npieces_cap *= 2)
+		;
+	pieces = xcalloc(npieces_cap, sizeof *pieces);
+	uint64_t v = 0;
+	for (size_t i = 0; i < k; i++) {
+		v = ((v << 8) | (unsigned char)key[i]) & PIECE_MASK;
+		if (i + 1 < SCRUB_RUN || piece_in(v))
+			continue;
+		size_t s = piece_slot(v);
+		while (pieces[s])
+			s = (s + 1) & (npieces_cap - 1);
+		pieces[s] = v;
+	}
 }
 
-/* Masks every run of at least SCRUB_RUN characters of s that also occurs in
- * the key (servers echo keys partly masked), and the whole key. */
+/* Masks the key and every piece of it of SCRUB_RUN or more characters:
+ * servers echo keys partly masked, and a compiler quotes what it read one
+ * identifier at a time. One pass: each window of SCRUB_RUN characters that
+ * is a piece of the key is masked, so overlapping windows mask a whole
+ * run. A window is read before any of it is masked. */
 char *llm_scrub(char *s)
 {
 	if (!s || !secret)
 		return s;
-	size_t k = strlen(secret), n = strlen(s);
-	size_t run = k < SCRUB_RUN ? k : SCRUB_RUN;
-	for (size_t i = 0; i + run <= k; i++) {
-		for (char *p = s; (p = memmem(p, n - (size_t)(p - s), secret + i, run));) {
-			/* Extend the match as far as it goes along the key. */
-			size_t len = run;
-			while (i + len < k && p[len] && p[len] == secret[i + len])
-				len++;
-			memset(p, '*', len);
-			p += len;
-		}
+	size_t k = strlen(secret);
+	if (k < SCRUB_RUN) {
+		for (char *p = s; (p = strstr(p, secret)); p += k)
+			memset(p, '*', k);
+		return s;
+	}
+	uint64_t v = 0;
+	size_t masked = 0; /* s[..masked) is done */
+	for (size_t i = 0; s[i]; i++) {
+		v = ((v << 8) | (unsigned char)s[i]) & PIECE_MASK;
+		if (i + 1 < SCRUB_RUN || !piece_in(v))
+			continue;
+		size_t from = i + 1 - SCRUB_RUN;
+		if (from < masked)
+			from = masked;
+		memset(s + from, '*', i + 1 - from);
+		masked = i + 1;
 	}
 	return s;
 }

@@ -110,6 +110,10 @@ int llm_http_post(const char *url, const char *key, const char *body, double tim
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(connect_timeout_s * 1000));
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "cko-llm/" CKO_VERSION);
 	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+	/* A server on this machine is reached directly: a proxy would see
+	 * the key of a plain http request. */
+	if (llm_url_loopback(url))
+		curl_easy_setopt(h, CURLOPT_PROXY, "");
 	/* Never follow a redirect: it would carry the key elsewhere. */
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500

@@ -1,5 +1,7 @@
 /* proc.c: child processes run from an argv (never a shell), with a time
- * limit and bounded output; and the watchdog that guards GPU tools. */
+ * limit, bounded output and an allow-listed environment (no API key: a
+ * child may run model-written code); and the watchdog that guards GPU
+ * tools. */
 #include "cko.h"
 
 #include <errno.h>
@@ -17,21 +19,37 @@ int cko_run_argv(char *const argv[], const char *stdin_data, double timeout_s, s
 {
 	memset(r, 0, sizeof *r);
 	int in[2], out[2];
-	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
+	if (pipe2(in, O_CLOEXEC))
 		return -1;
+	if (pipe2(out, O_CLOEXEC)) {
+		close(in[0]);
+		close(in[1]);
+		return -1;
+	}
+	/* Built before fork: the child of a threaded process may not malloc. */
+	char **envp = cko_env_allowed();
 	pid_t pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		int e = errno;
+		cko_envp_free(envp);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		errno = e;
 		return -1;
+	}
 	if (pid == 0) {
 		setpgid(0, 0);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		if (merge)
 			dup2(out[1], 2);
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, envp);
 		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	cko_envp_free(envp);
 	setpgid(pid, pid);
 	close(in[0]);
 	close(out[1]);

@@ -256,19 +256,6 @@ void cko_sandbox_enter_or_die(const cko_sandbox *sb)
 			err);
 }
 
-/* A variable that may hold a credential, by its name. */
-static int secret_name(const char *name, size_t n)
-{
-	static const char *const words[] = {"KEY", "TOKEN", "SECRET", "PASSW", "CREDENTIAL", "AUTH"};
-	for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
-		size_t k = strlen(words[w]);
-		for (size_t i = 0; i + k <= n; i++)
-			if (!strncasecmp(name + i, words[w], k))
-				return 1;
-	}
-	return 0;
-}
-
 void cko_sandbox_scrub_environ(void)
 {
 	extern char **environ;
@@ -276,7 +263,7 @@ void cko_sandbox_scrub_environ(void)
 		char *eq = strchr(*e, '=');
 		/* In place, so /proc/self/environ (this process's copy of the
 		 * block) no longer holds the value either. */
-		if (eq && secret_name(*e, (size_t)(eq - *e)))
+		if (eq && cko_env_name_secret(*e))
 			memset(eq + 1, 0, strlen(eq + 1));
 	}
 }

@@ -27,6 +27,11 @@ Script entries (all optional fields):
   {"echo_auth": true}                  put the Authorization header's value
                                        in the error message (tests scrubbing)
 When the script runs out, the server answers 500 "script exhausted".
+
+A request for an absolute URL (POST http://192.0.2.1/v1/...), as a client
+sends to an http proxy, is answered the same way and logged with its
+"proxied_host": with http_proxy pointing here a test can name a base_url on
+another machine without any packet leaving this one.
 Python 3 standard library only.
 """
 import argparse
@@ -36,6 +41,7 @@ import os
 import sys
 import threading
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DEFAULT_USAGE = {
@@ -138,11 +144,17 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         i, spec = st.take()
-        entry = {"n": i, "method": "POST", "path": self.path, "auth": verdict, "key_elsewhere": elsewhere,
+        path, host = self.path, None
+        if path.startswith("http://") or path.startswith("https://"):
+            u = urllib.parse.urlsplit(path)
+            path, host = u.path, u.netloc
+        entry = {"n": i, "method": "POST", "path": path, "auth": verdict, "key_elsewhere": elsewhere,
                  "headers": {k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"},
                  "body": body if body is not None else text}
+        if host is not None:
+            entry["proxied_host"] = host
         st.record(entry)
-        if self.path.rstrip("/") != "/v1/chat/completions":
+        if path.rstrip("/") != "/v1/chat/completions":
             self.reply(404, json.dumps({"error": {"message": "no route " + self.path, "code": "not_found"}}))
             return
         if spec is None:

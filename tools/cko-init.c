@@ -2,6 +2,7 @@
  * mkdir so concurrent inits never share one) with the workload's files,
  * config.json and run.mk. Prints the run folder on stdout. */
 #include "cko.h"
+#include "llm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -238,6 +239,16 @@ int main(int argc, char **argv)
 	cJSON *cfg = config_path ? cko_json_load(config_path) : cJSON_CreateObject();
 	if (!cJSON_IsObject(cfg))
 		cko_jfail(config_path, "", "expected an object");
+	/* Anything in model_settings is copied into the run's config.json:
+	 * a key never is (it is read at call time). */
+	if (config_path)
+		cko_jno_secrets(cfg, config_path);
+	if (cko_jget(cfg, "model_settings")) {
+		/* Checked as cko-llm will read it, before a run folder exists. */
+		llm_config lc;
+		llm_config_load(config_path, &lc);
+		llm_config_free(&lc);
+	}
 	if (!model)
 		model = cko_jstr_opt(cko_jget(cfg, "model_settings"), "model", cko_jstr_opt(cfg, "model", NULL));
 	if (iters < 0)

@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 static const char *const usage_text =
@@ -241,8 +242,18 @@ static int cmd_ask(int argc, char **argv)
 						      cfg.tool_output_max)
 				    : NULL;
 	char *key = llm_api_key();
-	/* Tool calls run children: they get no copy of the key. */
+	/* Tool calls run children, which may run model-written code: the key
+	 * stays in this process (libcurl's header) only. cko_run_argv gives
+	 * them an allow-listed environment; this is a second lock. The value
+	 * is wiped where it lies, since /proc/PID/environ shows the memory the
+	 * environment started in, not what unsetenv leaves; and a process
+	 * that is not dumpable cannot be read (environ, mem, ptrace) by a
+	 * child of the same user. */
+	char *ev = getenv("OPENAI_API_KEY");
+	if (ev)
+		memset(ev, 0, strlen(ev));
 	unsetenv("OPENAI_API_KEY");
+	prctl(PR_SET_DUMPABLE, 0);
 
 	llm_session s = {.cfg = &cfg, .key = key, .tools = tools, .prompt = prompt, .kind = kind,
 			 .transcript_path = transcript};

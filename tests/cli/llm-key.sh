@@ -1,12 +1,14 @@
-# The API key: from OPENAI_API_KEY, else a .env file ($CKO_DOTENV, or the
-# current folder up to the one holding .git); never in any file or message.
+# The API key: from OPENAI_API_KEY, else a .env file ($CKO_DOTENV, else the
+# current folder's, else the repository root's: the top of the git work tree
+# the current folder is in; no folder in between or above); never in any
+# file or message.
 . "$(dirname "$0")/../lib.sh"
 . "$CKO_TOP/tests/data/llm/fake.sh"
 if ! have_python; then skip llm-key "no python3"; finish; fi
 
 cko-llm render -t propose -s context="x" -o "$T/prompt.json" 2>/dev/null
 OK=$(answer_json | jq -c '{json: .}')
-printf '[%s, %s, %s, %s, %s, %s]\n' "$OK" "$OK" "$OK" "$OK" "$OK" "$OK" >"$T/script.json"
+printf '[%s, %s, %s, %s, %s, %s, %s, %s, %s, %s]\n' "$OK" "$OK" "$OK" "$OK" "$OK" "$OK" "$OK" "$OK" "$OK" "$OK" >"$T/script.json"
 fake_start "$T/script.json" || finish
 fake_config
 CFG=$T/config.json
@@ -34,6 +36,24 @@ printf 'OPENAI_API_KEY=sk-wrong-key-from-dotenv-000000\n' >"$T/repo/.env"
 OPENAI_API_KEY=$FAKE_KEY ask llm-key-env-wins ok "$T/repo/sub/dir"
 # CKO_DOTENV set but empty: no .env at all.
 CKO_DOTENV= ask llm-key-dotenv-off none "$T/repo/sub/dir"
+# Only the current folder and the root: not a folder in between.
+rm "$T/repo/.env"
+printf 'OPENAI_API_KEY=%s\n' "$FAKE_KEY" >"$T/repo/sub/.env"
+ask llm-key-dotenv-not-between none "$T/repo/sub/dir"
+ask llm-key-dotenv-cwd ok "$T/repo/sub"
+# Outside any git work tree: the current folder's .env, never a parent's.
+mkdir -p "$T/nogit/a/b"
+printf 'OPENAI_API_KEY=%s\n' "$FAKE_KEY" >"$T/nogit/.env"
+printf 'OPENAI_API_KEY=%s\n' "$FAKE_KEY" >"$T/nogit/a/.env"
+ingit=0
+d=$T
+while [ "$d" != / ] && [ -n "$d" ]; do [ -e "$d/.git" ] && ingit=1; d=$(dirname "$d"); done
+if [ $ingit = 0 ]; then
+	ask llm-key-dotenv-no-git-parent none "$T/nogit/a/b"
+	ask llm-key-dotenv-no-git-cwd ok "$T/nogit/a"
+else
+	skip llm-key-dotenv-no-git "the test folder $T is inside a git work tree"
+fi
 fake_stop
 
 # A key that cannot go into a header is refused, without showing it.

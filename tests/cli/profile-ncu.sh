@@ -31,6 +31,8 @@ echo "==PROF== Disconnected from process 4242"
 SH
 chmod +x "$T/ncu"
 export FAKE_LOG=$T/log FAKE_CSV=$D/raw-sgemm.csv
+# cko-profile runs ncu with an allow-listed environment: name the fake's settings.
+export CKO_ENV_ALLOW="FAKE_LOG FAKE_CSV FAKE_MODE"
 
 FAKE_MODE=ok expect_status profile/fake-ok 0 cko-profile --ncu "$T/ncu" -o "$T/out/profile.json" --summary "$T/out/summary.txt" "$R"
 expect_jq profile/fake-json '.status == "ok" and .report == "'"$T"'/out/profile.ncu-rep" and .derived.duration_ms == 2.914' "$T/out/profile.json"
