@@ -46,4 +46,21 @@ have_gpu() { cko-props >/dev/null 2>&1; }
 # py: python3 with numpy, if present (for independent checks of .npy files).
 have_numpy() { python3 -c 'import numpy' 2>/dev/null; }
 
+# init_test_run [cko-init OPTION...]: cko-init on the test workload
+# (tests/data/run: a copy kernel); prints the run folder.
+init_test_run() {
+	_d=$DATA/run
+	cko-init --signature "$_d/signature.json" --input-cases "$_d/cases.json" --reference "$_d/reference.cu" \
+		--reference-launch "$_d/reference-launch.json" --initial-kernel "$_d/initial.cu" --launch "$_d/launch.json" "$@"
+}
+
+# fake_gpu_bin DIR: DIR gets links to the tools, with tests/fake-gpu's
+# cko-props, cko-run and cko-bench in place of the real ones.
+fake_gpu_bin() {
+	mkdir -p "$1"
+	for _f in "$CKO_BIN"/cko-*; do ln -s "$_f" "$1/"; done
+	for _f in cko-props cko-run cko-bench; do rm -f "$1/$_f"; cp "$CKO_TOP/tests/fake-gpu/$_f" "$1/$_f"; done
+	cp "$CKO_TOP/tests/fake-gpu/common.sh" "$1/"
+}
+
 finish() { exit $_failed; }

@@ -9,12 +9,8 @@
 . "$CKO_TOP/tests/data/llm/fake.sh"
 have_python || { skip run-llm-hostile "no python3"; finish; }
 [ "$(cko-compile --help | grep -c no-sandbox)" -gt 0 ] || { fail run-llm-hostile "cko-compile has no sandbox"; finish; }
-D=$DATA/run
 cd "$T" || exit 1
-mkdir -p bin
-for f in "$CKO_BIN"/cko-*; do ln -s "$f" bin/; done
-for f in cko-props cko-run cko-bench; do rm -f bin/$f; cp "$CKO_TOP/tests/fake-gpu/$f" bin/$f; done
-cp "$CKO_TOP/tests/fake-gpu/common.sh" bin/
+fake_gpu_bin bin
 export CKO_LOCK_DIR=$T/locks OPENAI_API_KEY=$FAKE_KEY
 echo "OPENAI_API_KEY=$FAKE_KEY" >"$T/.env" # where ../../.env from the run folder points
 echo "HOSTFILE_Mk4r7Q" >"$T/host-secret.txt"
@@ -55,9 +51,7 @@ jq -n -c --arg e "$k_environ" --arg f "$k_file" --arg d "$k_dotenv" --arg r "$k_
 fake_start "$T/script.json" || finish
 fake_config
 jq '{max_iterations: 8, model_settings: .}' "$T/config.json" >cfg.json
-run=$(cko-init --signature "$D/signature.json" --input-cases "$D/cases.json" --reference "$D/reference.cu" \
-	--reference-launch "$D/reference-launch.json" --initial-kernel "$D/initial.cu" --launch "$D/launch.json" \
-	--config cfg.json --hidden-seed $SEED --compile-timeout 3 --compile-memory 600 --results "$T/r")
+run=$(init_test_run --config cfg.json --hidden-seed $SEED --compile-timeout 3 --compile-memory 600 --results "$T/r")
 expect_grep run-llm-hostile/limits-in-run-mk '^COMPILE_TIMEOUT := 3$' "$run/run.mk"
 expect_grep run-llm-hostile/sandbox-in-run-mk '^SANDBOX +:= on$' "$run/run.mk"
 t0=$(date +%s)

@@ -37,9 +37,7 @@ fake_start "$T/script.json" || finish
 fake_config
 jq '{max_iterations: 2, model_settings: .}' "$T/config.json" >cfg.json
 
-run=$(cko-init --signature "$D/signature.json" --input-cases "$D/cases.json" --reference "$D/reference.cu" \
-	--reference-launch "$D/reference-launch.json" --initial-kernel "$D/initial.cu" --launch "$D/launch.json" \
-	--config cfg.json --hidden-seed 3 --results "$T/r")
+run=$(init_test_run --config cfg.json --hidden-seed 3 --results "$T/r")
 expect_jq run-llm/proposer '.proposer == "llm" and .model_settings.model == "fake-model"' "$run/config.json"
 expect_status run-llm/make 0 make -C "$run" -f run.mk CKO_BIN="$T/bin"
 H=$run/history.json
