@@ -22,6 +22,8 @@ B        ?= build/rel
 BINDIR   ?= bin
 endif
 
+NVCC     ?= $(CUDA)/bin/nvcc
+
 HARNESS_SRC = $(wildcard harness/*.c)
 HARNESS_OBJ = $(HARNESS_SRC:harness/%.c=$(B)/harness/%.o)
 TOOL_SRC    = $(wildcard tools/cko-*.c)
@@ -36,6 +38,19 @@ all: $(TOOLS) $(SCRIPTS:tools/%.sh=$(BINDIR)/%)
 $(B)/harness/%.o: harness/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The device-side comparison (harness/gpu_compare.cu): built by nvcc (SASS
+# for sm_90, PTX for the driver to compile for others) and embedded as bytes.
+# -fmad=false: the same rounding as the host's comparison.
+$(B)/gen/gpu_compare_fatbin.h: harness/gpu_compare.cu harness/compare_elem.h
+	@mkdir -p $(@D)
+	$(NVCC) -fatbin -O3 -fmad=false -Iharness -gencode arch=compute_75,code=compute_75 \
+		-gencode arch=compute_90,code=sm_90 -o $(@D)/gpu_compare.fatbin $<
+	{ echo '_Alignas(8) static const unsigned char cko_compare_fatbin[] = {'; \
+	  od -An -v -tx1 $(@D)/gpu_compare.fatbin | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '};'; } >$@.tmp
+	mv $@.tmp $@
+$(B)/harness/gpu_compare.o: $(B)/gen/gpu_compare_fatbin.h
+$(B)/harness/gpu_compare.o: CFLAGS += -I$(B)/gen
 
 $(B)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)

@@ -78,6 +78,10 @@ int cko_write_if_changed(const char *path, const void *data, size_t len);
 void cko_copy_file(const char *from, const char *to);
 void cko_mkdir_p(const char *path);
 int cko_exists(const char *path);
+/* A file's identity for a record made from it: {"bytes", "mtime_ns"};
+ * cko_file_stamp_matches: 1 if path still has them. */
+cJSON *cko_file_stamp(const char *path);
+int cko_file_stamp_matches(const cJSON *stamp, const char *path);
 int cko_is_dir(const char *path);
 /* Folder part of a path ("." if none); freshly allocated. */
 char *cko_dirname(const char *path);
@@ -152,6 +156,8 @@ typedef struct {
 	int64_t shape[CKO_MAXDIM];
 	size_t count; /* product of shape (1 for ndim 0) */
 	void *data;
+	void *map;      /* set when data lies in a mapped file (cko_npy_read) */
+	size_t map_len;
 } cko_tensor;
 size_t cko_tensor_bytes(const cko_tensor *t);
 /* Parses a .npy image in memory; 0 on success, else -1 with err filled.
@@ -425,6 +431,8 @@ int cko_watchdog_result(void *path);
 	X(cuMemFree) \
 	X(cuMemGetInfo) \
 	X(cuMemcpyHtoD) \
+	X(cuMemHostRegister) \
+	X(cuMemHostUnregister) \
 	X(cuMemcpyDtoH) \
 	X(cuMemcpyDtoD) \
 	X(cuMemcpyDtoDAsync) \
@@ -491,6 +499,10 @@ CKO_CU_FUNCS
 #define cuMemGetInfo (*cko_p_cuMemGetInfo)
 #undef cuMemcpyHtoD
 #define cuMemcpyHtoD (*cko_p_cuMemcpyHtoD)
+#undef cuMemHostRegister
+#define cuMemHostRegister (*cko_p_cuMemHostRegister)
+#undef cuMemHostUnregister
+#define cuMemHostUnregister (*cko_p_cuMemHostUnregister)
 #undef cuMemcpyDtoH
 #define cuMemcpyDtoH (*cko_p_cuMemcpyDtoH)
 #undef cuMemcpyDtoD
@@ -580,6 +592,9 @@ typedef struct {
 	void **args;      /* [s * np + i] */
 	uint64_t *vals;   /* [s * np + i]: argument storage */
 	char *image;      /* the CUBIN, for reloading */
+	CUdeviceptr *shadow; /* [i]: a copy of output i (cko_exec_save) */
+	CUdeviceptr scratch; /* expected outputs on the device (cko_exec_compare) */
+	size_t scratch_bytes;
 } cko_exec;
 /* Loads the module and function and uploads the first nsets input sets.
  * 0 on success; 1 with err for a verdict (bad cubin, no such entry,
@@ -630,6 +645,29 @@ void cko_smem_poison(const cko_gpu *g, uint32_t pattern, CUstream st);
 #define CKO_SMEM_POISON_B 0xf149f2caU /* -1e30f */
 /* Copies buffer i of set s to a fresh host tensor. */
 void cko_exec_read(cko_exec *x, int s, int i, cko_tensor *t);
+/* The dtype and shape that parameter q declares, without data. */
+cko_tensor cko_rparam_shape(const cko_rparam *q);
+/* Enqueues a device copy of set s's outputs (one copy per output, reused);
+ * cko_exec_read_saved copies output i's saved copy to the host. */
+void cko_exec_save(cko_exec *x, int s, CUstream st);
+void cko_exec_read_saved(cko_exec *x, int i, cko_tensor *t);
+/* The unkeyed device hash of output i of set s (the keyed hash with key 0):
+ * equal outputs, equal digests, across processes and runs. */
+uint64_t cko_exec_digest(cko_exec *x, int s, int i);
+/* Compares output i of set s as it is on the device with the expected .npy
+ * file: the expected tensor is uploaded and compared on the device, and
+ * only statistics come back; on a mismatch the outputs are read back into
+ * *actual and compared on the host, which names the first mismatches.
+ * Returns 0, or -1 when the file's dtype or shape differ from the
+ * parameter's (r->problem says how; dies on an unreadable file). */
+int cko_exec_compare(cko_exec *x, int s, int i, const char *expected, const cko_tol *tol, int max_first,
+		     CUstream st, cko_cmp *r, cko_tensor *actual);
+
+/* ---- gpu_compare.c: expected vs actual on the device ---- */
+/* Fills r as cko_compare would for a passing tensor (no first[] entries);
+ * r->ok = 0 means: compare on the host for the details. */
+void cko_gpu_compare(CUdeviceptr expected, CUdeviceptr actual, cko_dtype t, size_t count, const cko_tol *tol,
+		     CUstream st, cko_cmp *r);
 
 /* ---- nvrtc.c ---- */
 typedef struct {

@@ -2,6 +2,7 @@
  * one: |a - e| <= atol + rtol * |e|; NaN matches NaN (unless disabled), an
  * infinity only the same infinity; integers exactly by default. */
 #include "cko.h"
+#include "compare_elem.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,21 +77,15 @@ void cko_compare(const cko_tensor *ex, const cko_tensor *ac, const cko_tol *tol,
 				if (d > r->max_abs)
 					r->max_abs = d, r->max_abs_at = i;
 			}
-		} else if (isnan(a) || isnan(e)) {
-			if (isnan(a))
-				r->nan++;
-			ok = isnan(a) && isnan(e) && tol->nan_equal;
-		} else if (isinf(a) || isinf(e)) {
-			if (isinf(a))
-				r->inf++;
-			ok = a == e;
 		} else {
-			double d = fabs(a - e);
-			ok = d <= tol->atol + tol->rtol * fabs(e);
-			if (d > r->max_abs)
-				r->max_abs = d, r->max_abs_at = i;
-			if (e != 0 && d / fabs(e) > r->max_rel)
-				r->max_rel = d / fabs(e);
+			cko_elem_verdict v = cko_elem_check(e, a, tol->atol, tol->rtol, tol->nan_equal);
+			ok = v.ok;
+			r->nan += (size_t)v.nan;
+			r->inf += (size_t)v.inf;
+			if (v.d > r->max_abs)
+				r->max_abs = v.d, r->max_abs_at = i;
+			if (v.rel > r->max_rel)
+				r->max_rel = v.rel;
 		}
 		if (!ok) {
 			r->mismatches++;

@@ -102,15 +102,23 @@ static void hash_init(void)
 		fclose(f);
 }
 
-static uint64_t dev_hash(CUdeviceptr p, size_t words)
+static uint64_t dev_hash_key(CUdeviceptr p, size_t words, uint64_t key)
 {
 	hash_init();
 	uint64_t n = words, h = 0;
-	void *args[] = {&p, &n, &hash_key, &hash_out};
+	void *args[] = {&p, &n, &key, &hash_out};
 	CU_CHECK(cuMemsetD8(hash_out, 0, sizeof h));
 	CU_CHECK(cuLaunchKernel(hash_fn, 1024, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
 	CU_CHECK(cuMemcpyDtoH(&h, hash_out, sizeof h)); /* waits for the kernel */
 	return h;
+}
+
+static uint64_t dev_hash(CUdeviceptr p, size_t words) { return dev_hash_key(p, words, hash_key); }
+
+uint64_t cko_exec_digest(cko_exec *x, int s, int i)
+{
+	const cko_dbuf *b = &x->dev[AT(x, s, i)];
+	return dev_hash_key(b->ptr, (b->bytes + 7) / 8, 0);
 }
 
 int cko_exec_hash_outputs(cko_exec *x, int s, CUstream st, CUdeviceptr out)
@@ -148,6 +156,21 @@ static int input_intact(cko_exec *x, size_t k)
 			return 0;
 	}
 	return dev_hash(b->ptr, words) == b->hash;
+}
+
+/* Uploads n bytes of a host tensor. A tensor in a mapped file has its pages
+ * registered (page-locked, read-only) for the copy: from the page cache at
+ * the bus's speed, about 55 GB/s on the H200 machine, against 8.5 GB/s for a
+ * pageable copy and 1.4 GB/s for reading the file into fresh memory. */
+static void upload(CUdeviceptr dst, const cko_tensor *t, size_t n)
+{
+	if (t->map && n >= ((size_t)1 << 20) &&
+	    cuMemHostRegister(t->map, t->map_len, CU_MEMHOSTREGISTER_READ_ONLY) == CUDA_SUCCESS) {
+		CU_CHECK(cuMemcpyHtoD(dst, t->data, n));
+		CU_CHECK(cuMemHostUnregister(t->map));
+		return;
+	}
+	CU_CHECK(cuMemcpyHtoD(dst, t->data, n));
 }
 
 static size_t param_bytes(const cko_rparam *q) { return q->count * cko_dtype_size(q->p.dtype); }
@@ -200,7 +223,7 @@ int cko_exec_open(cko_exec *x, const cko_request *rq, int nsets, char *err, size
 			b->ptr = b->base + CKO_GUARD_BYTES;
 			x->vals[k] = (uint64_t)b->ptr;
 			if (q->p.role != CKO_OUT)
-				CU_CHECK(cuMemcpyHtoD(b->ptr, x->host[k].data, b->bytes));
+				upload(b->ptr, &x->host[k], b->bytes);
 			if (q->p.role == CKO_IN)
 				b->hash = dev_hash(b->ptr, b->bytes / 8);
 			if (q->p.role == CKO_INOUT) {
@@ -262,6 +285,12 @@ void cko_exec_close(cko_exec *x)
 		if (x->host)
 			cko_tensor_free(&x->host[k]);
 	}
+	for (int i = 0; x->shadow && i < x->np; i++)
+		if (x->shadow[i])
+			cuMemFree(x->shadow[i]);
+	if (x->scratch)
+		cuMemFree(x->scratch);
+	free(x->shadow);
 	if (x->mod)
 		cuModuleUnload(x->mod);
 	free(x->image);
@@ -429,4 +458,81 @@ void cko_smem_poison(const cko_gpu *g, uint32_t pattern, CUstream st)
 	unsigned words = (unsigned)smem_bytes / 4;
 	void *args[] = {&words, &pattern};
 	CU_CHECK(cuLaunchKernel(smem_fn, (unsigned)smem_blocks, 1, 1, 1024, 1, 1, (unsigned)smem_bytes, st, args, NULL));
+}
+
+void cko_exec_save(cko_exec *x, int s, CUstream st)
+{
+	if (!x->shadow)
+		x->shadow = xcalloc((size_t)x->np, sizeof *x->shadow);
+	for (int i = 0; i < x->np; i++) {
+		const cko_rparam *q = &x->rq->params[i];
+		if (!q->p.is_buffer || q->p.role == CKO_IN)
+			continue;
+		const cko_dbuf *b = &x->dev[AT(x, s, i)];
+		if (!x->shadow[i])
+			CU_CHECK(cuMemAlloc(&x->shadow[i], param_bytes(q) ? param_bytes(q) : 1));
+		CU_CHECK(cuMemcpyDtoDAsync(x->shadow[i], b->ptr, b->bytes, st));
+	}
+}
+
+void cko_exec_read_saved(cko_exec *x, int i, cko_tensor *t)
+{
+	const cko_rparam *q = &x->rq->params[i];
+	memset(t, 0, sizeof *t);
+	t->dtype = q->p.dtype;
+	t->ndim = q->p.ndim;
+	memcpy(t->shape, q->shape, sizeof t->shape);
+	t->count = q->count;
+	t->data = xmalloc(param_bytes(q) ? param_bytes(q) : 1);
+	double t0 = cko_now();
+	CU_CHECK(cuMemcpyDtoH(t->data, x->shadow[i], param_bytes(q)));
+	cko_phase_add(CKO_PH_READBACK, &t0);
+}
+
+cko_tensor cko_rparam_shape(const cko_rparam *q)
+{
+	cko_tensor t = {.dtype = q->p.dtype, .ndim = q->p.ndim, .count = q->count};
+	memcpy(t.shape, q->shape, sizeof t.shape);
+	return t;
+}
+
+int cko_exec_compare(cko_exec *x, int s, int i, const char *expected, const cko_tol *tol, int max_first,
+		     CUstream st, cko_cmp *r, cko_tensor *actual)
+{
+	const cko_rparam *q = &x->rq->params[i];
+	const cko_dbuf *b = &x->dev[AT(x, s, i)];
+	memset(actual, 0, sizeof *actual);
+	double t0 = cko_now();
+	cko_tensor ex;
+	cko_npy_read(expected, &ex);
+	cko_phase_add(CKO_PH_LOAD, &t0);
+	cko_tensor shape = cko_rparam_shape(q);
+	int same = ex.dtype == shape.dtype && ex.ndim == shape.ndim;
+	for (int d = 0; same && d < ex.ndim; d++)
+		same = ex.shape[d] == shape.shape[d];
+	if (!same) { /* cko_compare names the difference without reading data */
+		cko_compare(&ex, &shape, tol, max_first, r);
+		cko_tensor_free(&ex);
+		return -1;
+	}
+	size_t bytes = param_bytes(q);
+	if (bytes > x->scratch_bytes) {
+		if (x->scratch)
+			CU_CHECK(cuMemFree(x->scratch));
+		CU_CHECK(cuMemAlloc(&x->scratch, bytes));
+		x->scratch_bytes = bytes;
+	}
+	if (bytes)
+		upload(x->scratch, &ex, bytes);
+	cko_phase_add(CKO_PH_UPLOAD, &t0);
+	cko_gpu_compare(x->scratch, b->ptr, q->p.dtype, q->count, tol, st, r);
+	cko_phase_add(CKO_PH_COMPARE, &t0);
+	if (!r->ok) { /* the host names the first mismatches */
+		cko_exec_read(x, s, i, actual);
+		t0 = cko_now();
+		cko_compare(&ex, actual, tol, max_first, r);
+		cko_phase_add(CKO_PH_COMPARE, &t0);
+	}
+	cko_tensor_free(&ex);
+	return 0;
 }

@@ -196,6 +196,32 @@ int cko_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+cJSON *cko_file_stamp(const char *path)
+{
+	struct stat st;
+	cJSON *o = cJSON_CreateObject();
+	if (stat(path, &st) == 0) {
+		cJSON_AddNumberToObject(o, "bytes", (double)st.st_size);
+		/* as a string: nanoseconds since 1970 do not fit a double */
+		char ns[32];
+		snprintf(ns, sizeof ns, "%lld%09ld", (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+		cJSON_AddStringToObject(o, "mtime_ns", ns);
+	}
+	return o;
+}
+
+int cko_file_stamp_matches(const cJSON *stamp, const char *path)
+{
+	cJSON *now = cko_file_stamp(path);
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(stamp, "bytes"), *b = cJSON_GetObjectItemCaseSensitive(now, "bytes");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(stamp, "mtime_ns"),
+		    *d = cJSON_GetObjectItemCaseSensitive(now, "mtime_ns");
+	int same = cJSON_IsNumber(a) && cJSON_IsNumber(b) && a->valuedouble == b->valuedouble && cJSON_IsString(c) &&
+		   cJSON_IsString(d) && !strcmp(c->valuestring, d->valuestring);
+	cJSON_Delete(now);
+	return same;
+}
+
 int cko_is_dir(const char *path)
 {
 	struct stat st;

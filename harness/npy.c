@@ -6,13 +6,22 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <unistd.h>
 
 size_t cko_tensor_bytes(const cko_tensor *t) { return t->count * cko_dtype_size(t->dtype); }
 
 void cko_tensor_free(cko_tensor *t)
 {
-	free(t->data);
-	t->data = NULL;
+	if (t->map)
+		munmap(t->map, t->map_len);
+	else
+		free(t->data);
+	t->data = t->map = NULL;
+	t->map_len = 0;
 }
 
 typedef struct {
@@ -196,10 +205,50 @@ int cko_npy_parse(const void *img, size_t len, cko_tensor *t, char *err, size_t 
 	return 0;
 }
 
+/* Regular files are mapped, not read: the GPU tools upload gigabytes
+ * straight from the page cache, and a tensor costs no copy on the heap.
+ * The mapping is private and writable (copy on write): the file never
+ * changes. Pipes and other files are read. */
+static int map_file(const char *path, cko_tensor *t, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		return 1; /* not a regular file: read it */
+	}
+	size_t len = (size_t)st.st_size, at;
+	void *img = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (img == MAP_FAILED)
+		return 1;
+	madvise(img, len, MADV_WILLNEED);
+	char e[512];
+	if (parse(img, len, t, &at, e, sizeof e)) {
+		munmap(img, len);
+		snprintf(err, errlen, "%s: %s", path, e);
+		return -1;
+	}
+	t->data = (unsigned char *)img + at;
+	t->map = img;
+	t->map_len = len;
+	return 0;
+}
+
 int cko_npy_try_read(const char *path, cko_tensor *t, char *err, size_t errlen)
 {
 	size_t len, at;
 	char e[512];
+	memset(t, 0, sizeof *t);
+	if (strcmp(path, "-")) {
+		int m = map_file(path, t, err, errlen);
+		if (m <= 0)
+			return m;
+	}
 	char *img = cko_try_read_file(path, (size_t)1 << 40, &len, e, sizeof e);
 	if (!img) {
 		snprintf(err, errlen, "%s", e);

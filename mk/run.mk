@@ -28,6 +28,9 @@ TIMEOUT     ?= 10
 COMPILE_TIMEOUT ?= 60
 COMPILE_MEMORY ?= 4096
 SANDBOX     ?= on
+# 1: every candidate's outputs as .npy (cko-run --keep-outputs); 0: only
+# the failing ones, the rest compared on the device (out/SET/NAME.json).
+KEEP_OUTPUTS ?= 0
 WARMUP      ?= 10
 TIMED       ?= 100
 USE_NSIGHT  ?= 0
@@ -133,7 +136,7 @@ $(1)/requests/index.json: $(1)/compile.json cases/index.json reference/run.json
 $(1)/run.json: $(1)/requests/index.json
 	@if $$(call okay,$(1)/requests/index.json); then \
 	  echo "cko-run $(1)"; \
-	  $$(GPU) cko-run -t $(TIMEOUT) -o $$@ $$(call REQUESTS,$(1)) $$(VERDICT); \
+	  $$(GPU) cko-run -t $(TIMEOUT) $(if $(filter 1,$(KEEP_OUTPUTS)),--keep-outputs) -o $$@ $$(call REQUESTS,$(1)) $$(VERDICT); \
 	else $$(call skip,launch rules: $$$$(jq -r .status $(1)/requests/index.json)); fi
 
 $(1)/compare.json: $(1)/run.json
@@ -213,6 +216,9 @@ endif
 # best.cu, best-launch.json and replay/ come with it when a candidate is valid.
 summary.json: history.json $(BASELINE) $(SANITIZE_JSON)
 	cko-rank --run . --upto $(LAST) --summary summary.json --best best.cu --replay replay $(if $(SANITIZE_JSON),--sanitize sanitize.json)
+	@# the best candidate's outputs, kept: replay/out/ (and the replay requests proven)
+	@if [ -f best.cu ]; then echo "cko-run replay/*.json"; \
+	  $(GPU) cko-run -t $(TIMEOUT) --keep-outputs -o replay-run.json replay/*.json; fi
 	@cko-rank --print summary.json
 	@[ -f best.cu ] && echo "best kernel: $(CURDIR)/best.cu (launch: best-launch.json, replay requests: replay/)" || true
 

@@ -22,8 +22,8 @@ static void usage(int status)
 		"                [--input-cases file] [--space file] [--config file] [--model name] [--max-iterations n]\n"
 		"                [--candidates k] [--strategy s] [--seed n] [--hidden-seed n] [--use-nsight]\n"
 		"                [--nvidia-research] [--sanitize] [--gpus n] [--timeout s] [--compile-timeout s]\n"
-		"                [--compile-memory MB] [--no-sandbox] [--proposals dir] [--launcher command]\n"
-		"                [--results dir]\n");
+		"                [--compile-memory MB] [--no-sandbox] [--keep-outputs] [--proposals dir]\n"
+		"                [--launcher command] [--results dir]\n");
 	exit(status);
 }
 
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	cko_setprog(argv[0]);
 	enum { O_WORKLOAD = 256, O_FROM, O_DESC, O_SIG, O_REF, O_REFL, O_INIT, O_LAUNCH, O_CASES, O_SPACE, O_CONFIG,
 	       O_MODEL, O_ITERS, O_CANDS, O_STRAT, O_SEED, O_HSEED, O_NSIGHT, O_RESEARCH, O_SANITIZE, O_GPUS,
-	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER, O_CTIMEOUT, O_CMEMORY, O_NOSANDBOX };
+	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER, O_CTIMEOUT, O_CMEMORY, O_NOSANDBOX, O_KEEP };
 	static const struct option lo[] = {
 		{"workload", required_argument, 0, O_WORKLOAD}, {"from", required_argument, 0, O_FROM},
 		{"description", required_argument, 0, O_DESC}, {"signature", required_argument, 0, O_SIG},
@@ -160,7 +160,8 @@ int main(int argc, char **argv)
 		{"proposals", required_argument, 0, O_PROPOSALS}, {"results", required_argument, 0, O_RESULTS},
 		{"launcher", required_argument, 0, O_LAUNCHER}, {"compile-timeout", required_argument, 0, O_CTIMEOUT},
 		{"compile-memory", required_argument, 0, O_CMEMORY}, {"no-sandbox", no_argument, 0, O_NOSANDBOX},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"keep-outputs", no_argument, 0, O_KEEP}, {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
 	part parts[NPARTS] = {
 		[SIG] = {"signature.json", "--signature", NULL}, [CASES] = {"cases.json", "--input-cases", NULL},
@@ -172,7 +173,7 @@ int main(int argc, char **argv)
 	const char *strategy = NULL, *proposals = NULL, *results = "results", *launcher = NULL;
 	long iters = -1, cands = -1, gpus = 0, seed = -1, hseed = -1;
 	double timeout = 0, compile_timeout = 60, compile_memory = 4096;
-	int nsight = 0, research = 0, sanitize = 0, c, supplied_ref = 0;
+	int nsight = 0, research = 0, sanitize = 0, keep = 0, c, supplied_ref = 0;
 	char *end;
 #define NUM(var, lo_, what)                                                                                        \
 	do {                                                                                                       \
@@ -219,6 +220,7 @@ int main(int argc, char **argv)
 				cko_die(CKO_BADINPUT, "--compile-memory %s: expected megabytes >= 64", optarg);
 			break;
 		case O_NOSANDBOX: cko_sandbox_disable(); break;
+		case O_KEEP: keep = 1; break;
 		case O_PROPOSALS: proposals = optarg; break;
 		case O_RESULTS: results = optarg; break;
 		case O_LAUNCHER:
@@ -436,6 +438,7 @@ int main(int argc, char **argv)
 	buf_printf(&mk, "COMPILE_TIMEOUT := %g\n", compile_timeout);
 	buf_printf(&mk, "COMPILE_MEMORY := %g\n", compile_memory);
 	buf_printf(&mk, "SANDBOX     := %s\n", cko_sandbox_enabled() ? "on" : "off");
+	buf_printf(&mk, "KEEP_OUTPUTS := %d\n", keep);
 	if (proposals)
 		buf_printf(&mk, "PROPOSALS   := %s\n", abs_path(proposals));
 	if (launcher)

@@ -14,13 +14,16 @@
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: cko-run [-o run.json] [-t seconds] [--no-double] [--sets n] [--no-write] [--no-sandbox]\n"
-		"               request.json...\n"
+		"usage: cko-run [-o run.json] [-t seconds] [--no-double] [--sets n] [--no-write] [--keep-outputs]\n"
+		"               [--no-compare] [--no-sandbox] request.json...\n"
 		"  -o, --output FILE   run.json (default: stdout)\n"
 		"  -t, --timeout S     seconds one launch may take (default 10): timeout\n"
 		"      --no-double     launch each set once (no second, differently poisoned launch)\n"
 		"      --sets N        at most N input sets per request (default 16)\n"
-		"      --no-write      write no outputs\n"
+		"      --no-write      write no outputs (nor what stands for them)\n"
+		"      --keep-outputs  write every output as .npy (default: only where a set has no expected\n"
+		"                      outputs or failed; else OUT/SET/NAME.json records the device comparison)\n"
+		"      --no-compare    do not compare with the expected outputs (then every output is kept)\n"
 		"      --no-sandbox    run without Landlock (when the kernel has none)\n");
 	exit(status);
 }
@@ -74,6 +77,8 @@ static const char *compare_runs(const cko_rparam *q, const cko_tensor *a, const 
 }
 
 typedef struct {
+	int compare;      /* compare with the expected outputs (default) */
+	int keep;         /* --keep-outputs */
 	int fault;        /* the context is gone */
 	int timed_out;
 	CUstream st;
@@ -148,6 +153,96 @@ static int check_after(cko_exec *x, int s, cJSON *c)
 	return 0;
 }
 
+/* The two launches of set s gave the same outputs, by their device hashes
+ * (taken after each launch; the first launch's outputs saved on the device).
+ * Only when they differ do both come back, to tell unwritten elements from
+ * differing ones; *first then holds the first launch's outputs. */
+static const char *launches_agree(cko_exec *x, int s, CUstream st, CUdeviceptr h, int nout, cJSON *c,
+				  cko_tensor *first)
+{
+	uint64_t *hv = xmalloc(2 * (size_t)nout * sizeof *hv);
+	CU_CHECK(cuStreamSynchronize(st));
+	CU_CHECK(cuMemcpyDtoH(hv, h, 2 * (size_t)nout * sizeof *hv));
+	double t0 = cko_now();
+	int same = !memcmp(hv, hv + nout, (size_t)nout * sizeof *hv);
+	free(hv);
+	cko_phase_add(CKO_PH_COMPARE, &t0);
+	if (same)
+		return "ok";
+	cJSON *diff = cJSON_CreateObject();
+	const char *verdict = "ok";
+	for (int i = 0; i < x->np; i++) {
+		const cko_rparam *q = &x->rq->params[i];
+		if (!q->p.is_buffer || q->p.role == CKO_IN)
+			continue;
+		cko_tensor second;
+		cko_exec_read_saved(x, i, &first[i]);
+		cko_exec_read(x, s, i, &second);
+		t0 = cko_now();
+		const char *v = compare_runs(q, &first[i], &second, diff);
+		cko_phase_add(CKO_PH_COMPARE, &t0);
+		if (strcmp(v, "ok") && !strcmp(verdict, "ok"))
+			verdict = v;
+		cko_tensor_free(&second);
+	}
+	if (!strcmp(verdict, "ok")) { /* a hash collision: the outputs are equal */
+		cJSON_Delete(diff);
+		return "ok";
+	}
+	set_status(c, verdict);
+	cJSON_AddStringToObject(c, "message", !strcmp(verdict, "unwritten")
+						      ? "some output elements were never written"
+						      : "two launches on the same inputs gave different bits "
+							"(stale or uninitialised reads, a race, or order-dependent atomics)");
+	cJSON_AddItemToObject(c, "detail", diff);
+	return verdict;
+}
+
+/* Where output `name` of set s goes: NAME.npy (the outputs) or NAME.json
+ * (what the device comparison found, when the outputs were not kept). The
+ * other one is removed, so a stale file never answers for this run. */
+static void write_output(const cko_request *rq, int s, const cko_rparam *q, const cko_tensor *t, const cJSON *verdict)
+{
+	char *npy = cko_request_out_path(rq, s, q->p.name);
+	char *json = xasprintf("%.*s.json", (int)strlen(npy) - 4, npy);
+	double t0 = cko_now();
+	if (t) {
+		cko_npy_write(npy, t);
+		unlink(json);
+	} else {
+		cko_json_write(json, verdict);
+		unlink(npy);
+	}
+	cko_phase_add(CKO_PH_WRITE, &t0);
+	free(npy);
+	free(json);
+}
+
+/* The record of a device comparison, read by cko-compare --requests in place
+ * of the outputs (docs/formats.md, "Outputs not kept"). */
+static cJSON *verdict_json(const cko_request *rq, const char *expected, const cko_rparam *q, int s, uint64_t digest,
+			   const cko_tol *tol, cJSON *cmp)
+{
+	cJSON *v = cJSON_CreateObject();
+	cJSON_AddStringToObject(v, "tool", "cko-run");
+	cJSON_AddStringToObject(v, "tensor", q->p.name);
+	cJSON_AddNumberToObject(v, "set", s);
+	/* relative to the record's folder, as paths in requests are */
+	char *npy = cko_request_out_path(rq, s, q->p.name), *dir = cko_dirname(npy);
+	char *rel = cko_path_relative(dir, expected);
+	cJSON_AddStringToObject(v, "expected", rel);
+	free(rel);
+	free(dir);
+	free(npy);
+	cJSON_AddItemToObject(v, "expected_stamp", cko_file_stamp(expected));
+	char d[32];
+	snprintf(d, sizeof d, "%016llx", (unsigned long long)digest);
+	cJSON_AddStringToObject(v, "digest", d);
+	cJSON_AddBoolToObject(v, "nan_equal", tol->nan_equal);
+	cJSON_AddItemToObject(v, "compare", cmp);
+	return v;
+}
+
 static void run_request(runner *R, const char *path, cJSON *c, int nsets, int twice, int write)
 {
 	cko_request rq;
@@ -162,6 +257,13 @@ static void run_request(runner *R, const char *path, cJSON *c, int nsets, int tw
 		cko_request_free(&rq);
 		return;
 	}
+	int nout = 0;
+	for (int i = 0; i < x.np; i++)
+		nout += rq.params[i].p.is_buffer && rq.params[i].p.role != CKO_IN;
+	CUdeviceptr hashes = 0;
+	if (nout && twice)
+		CU_CHECK(cuMemAlloc(&hashes, 2 * (size_t)nout * sizeof(uint64_t)));
+	int compared = 0, kept = 0;
 	cJSON *sets = cJSON_AddArrayToObject(c, "sets");
 	for (int s = 0; s < x.nsets; s++) {
 		cJSON *sj = cJSON_CreateObject();
@@ -171,64 +273,68 @@ static void run_request(runner *R, const char *path, cJSON *c, int nsets, int tw
 		if (launch_once(R, &x, s, CKO_POISON_A, c, &ms) || check_after(&x, s, c))
 			break; /* check_after is never reached after a timeout */
 		cJSON_AddNumberToObject(sj, "time_ms", ms);
-		cko_tensor *first = xcalloc((size_t)x.np, sizeof *first);
-		for (int i = 0; i < x.np; i++)
-			if (rq.params[i].p.is_buffer && rq.params[i].p.role != CKO_IN)
-				cko_exec_read(&x, s, i, &first[i]);
+		cko_tensor *out = xcalloc((size_t)x.np, sizeof *out); /* outputs on the host, where needed */
 		int bad = 0;
-		if (twice) {
-			if (launch_once(R, &x, s, CKO_POISON_B, c, &ms2) || check_after(&x, s, c)) {
+		if (twice && nout) {
+			cko_exec_hash_outputs(&x, s, R->st, hashes);
+			cko_exec_save(&x, s, R->st);
+			if (launch_once(R, &x, s, CKO_POISON_B, c, &ms2) || check_after(&x, s, c))
 				bad = 1;
-			} else {
-				cJSON *diff = cJSON_CreateObject();
-				const char *verdict = "ok";
-				for (int i = 0; i < x.np && !bad; i++) {
-					if (!rq.params[i].p.is_buffer || rq.params[i].p.role == CKO_IN)
-						continue;
-					cko_tensor second;
-					cko_exec_read(&x, s, i, &second);
-					double t0 = cko_now();
-					const char *v = compare_runs(&rq.params[i], &first[i], &second, diff);
-					cko_phase_add(CKO_PH_COMPARE, &t0);
-					if (strcmp(v, "ok") && !strcmp(verdict, "ok"))
-						verdict = v;
-					cko_tensor_free(&second);
-				}
-				if (strcmp(verdict, "ok")) {
-					set_status(c, verdict);
-					cJSON_AddStringToObject(c, "message",
-								!strcmp(verdict, "unwritten")
-									? "some output elements were never written"
-									: "two launches on the same inputs gave different bits "
-									  "(stale or uninitialised reads, a race, or order-dependent atomics)");
-					cJSON_AddItemToObject(c, "detail", diff);
-					bad = 1;
-				} else {
-					cJSON_Delete(diff);
-				}
+			else {
+				cko_exec_hash_outputs(&x, s, R->st, hashes + (CUdeviceptr)nout * sizeof(uint64_t));
+				bad = strcmp(launches_agree(&x, s, R->st, hashes, nout, c, out), "ok") != 0;
 			}
 		}
-		if (write && rq.out) {
-			double t0 = cko_now();
-			for (int i = 0; i < x.np; i++) {
-				if (!first[i].data)
-					continue;
-				char *p = cko_request_out_path(&rq, s, rq.params[i].p.name);
-				cko_npy_write(p, &first[i]);
-				free(p);
+		/* The outputs now on the device are verified ones (both launches
+		 * agree): compare them with the expected outputs there. */
+		const char *ex_dir = rq.sets[s].expected;
+		cJSON *tensors = !bad && ex_dir && R->compare ? cJSON_AddObjectToObject(sj, "compare") : NULL;
+		for (int i = 0; i < x.np && !R->fault && !R->timed_out; i++) {
+			const cko_rparam *q = &rq.params[i];
+			if (!q->p.is_buffer || q->p.role == CKO_IN)
+				continue;
+			cJSON *verdict = NULL;
+			if (tensors) {
+				char *e = xasprintf("%s/%s.npy", ex_dir, q->p.name);
+				cko_cmp r;
+				if (cko_exec_compare(&x, s, i, e, &q->tol, 5, R->st, &r, &out[i]))
+					cko_die(CKO_BADINPUT, "%s: %s", e, r.problem);
+				cko_tensor shape = cko_rparam_shape(q);
+				cJSON *cmp = cko_cmp_json(&r, &shape, &q->tol);
+				cJSON_AddItemToObject(tensors, q->p.name, cJSON_Duplicate(cmp, 1));
+				if (!r.ok && !out[i].data)
+					cko_exec_read(&x, s, i, &out[i]);
+				verdict = verdict_json(&rq, e, q, s, cko_exec_digest(&x, s, i), &q->tol, cmp);
+				compared = 1;
+				free(e);
 			}
-			cko_phase_add(CKO_PH_WRITE, &t0);
+			/* Outputs are written where they are kept: always with
+			 * --keep-outputs or without expected ones (the reference's
+			 * become the expected outputs), and for a set that failed. */
+			int keep = R->keep || !tensors || out[i].data;
+			if (write && rq.out) {
+				if (keep && !out[i].data)
+					cko_exec_read(&x, s, i, &out[i]);
+				write_output(&rq, s, q, keep ? &out[i] : NULL, verdict);
+				kept |= keep;
+			}
+			cJSON_Delete(verdict);
 		}
 		for (int i = 0; i < x.np; i++)
-			cko_tensor_free(&first[i]);
-		free(first);
+			cko_tensor_free(&out[i]);
+		free(out);
 		if (bad || R->fault || R->timed_out)
 			break;
 	}
+	cJSON_AddStringToObject(c, "compared", compared ? "device" : "none");
+	cJSON_AddBoolToObject(c, "outputs_kept", kept);
 	/* After a fault or a timeout the context is lost or still busy: freeing
 	 * would wait for the kernel forever. The process exits instead. */
-	if (!R->fault && !R->timed_out)
+	if (!R->fault && !R->timed_out) {
+		if (hashes)
+			cuMemFree(hashes);
 		cko_exec_close(&x);
+	}
 	cko_request_free(&rq);
 }
 
@@ -239,9 +345,11 @@ int main(int argc, char **argv)
 		{"output", required_argument, 0, 'o'}, {"timeout", required_argument, 0, 't'},
 		{"no-double", no_argument, 0, '1'},    {"sets", required_argument, 0, 'S'},
 		{"no-write", no_argument, 0, 'W'},     {"no-sandbox", no_argument, 0, 'N'},
+		{"keep-outputs", no_argument, 0, 'K'}, {"no-compare", no_argument, 0, 'C'},
 		{"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
 	};
 	int twice = 1, nsets = 16, write = 1, c;
+	runner R = {.compare = 1};
 	while ((c = getopt_long(argc, argv, "o:t:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o': json_out = optarg; break;
@@ -257,6 +365,8 @@ int main(int argc, char **argv)
 				cko_die(CKO_BADINPUT, "--sets %s: expected a count >= 1", optarg);
 			break;
 		case 'W': write = 0; break;
+		case 'K': R.keep = 1; break;
+		case 'C': R.compare = 0; break;
 		case 'N': cko_sandbox_disable(); break;
 		case 'h': usage(0); break;
 		default: usage(2);
@@ -280,7 +390,6 @@ int main(int argc, char **argv)
 	cJSON_AddBoolToObject(result, "double", twice);
 	cJSON_AddStringToObject(result, "sandbox", cko_sandbox_describe());
 	cJSON *cases = cJSON_AddArrayToObject(result, "cases");
-	runner R = {0};
 	R.g = &g;
 	CU_CHECK(cuStreamCreate(&R.st, CU_STREAM_NON_BLOCKING));
 	CU_CHECK(cuEventCreate(&R.e0, CU_EVENT_DEFAULT));

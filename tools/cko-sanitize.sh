@@ -40,7 +40,7 @@ check() {
 	for t in $(echo "$tools" | tr ',' ' '); do
 		for r in "$@"; do
 			"$CS" --tool "$t" --error-exitcode 99 --print-limit 10 \
-				cko-run --no-double --no-write --sets 1 -o "$tmp/run.json" "$r" >"$tmp/log" 2>&1
+				cko-run --no-double --no-write --no-compare --sets 1 -o "$tmp/run.json" "$r" >"$tmp/log" 2>&1
 			s=$?
 			case $s in
 			0) st=clean ;;

@@ -53,4 +53,38 @@ expect_jq compare/requests-missing-json '.status == "fail" and (.cases[0].sets[0
 cp off.npy r/out/x/0/y.npy
 expect_status compare/requests-tolerance 0 cko-compare --requests -o v.json r/req/x.json
 expect_status compare/requests-flag-override 1 cko-compare --requests --atol 0 -o discard.json r/req/x.json
+# An output cko-run did not keep: out/x/0/y.json records the comparison it
+# made on the device (docs/formats.md), which answers for the same expected
+# file, unchanged, and the same tolerances only.
+rm r/out/x/0/y.npy
+verdict() { # STATUS [EXPECTED-PATH]
+	e=${2:-../../../cases/x/expected/0/y.npy}
+	jq -n --arg st "$1" --arg e "$e" --arg ns "$(date -r r/cases/x/expected/0/y.npy +%s%N)" \
+		--argjson b "$(stat -c %s r/cases/x/expected/0/y.npy)" \
+		'{tool: "cko-run", tensor: "y", set: 0, expected: $e, expected_stamp: {bytes: $b, mtime_ns: $ns},
+		  digest: "0123456789abcdef", nan_equal: true,
+		  compare: {status: $st, count: 4, mismatches: (if $st == "pass" then 0 else 1 end), max_abs: 0.5,
+			    max_abs_index: [1, 1], max_rel: 0.125, nan: 0, inf: 0, poison: 0, rtol: 1e-05, atol: 0.6, first: []}}' \
+		>r/out/x/0/y.json
+}
+verdict pass
+expect_status compare/device-verdict 0 cko-compare --requests -o v.json r/req/x.json
+expect_jq compare/device-verdict-json '.status == "pass" and .cases[0].sets[0].tensors.y.compared_on == "device" and .cases[0].sets[0].tensors.y.max_abs == 0.5' v.json
+verdict fail
+expect_status compare/device-verdict-fail 1 cko-compare --requests -o discard.json r/req/x.json
+verdict pass
+expect_status compare/device-verdict-tolerance 2 cko-compare --requests --atol 0 -o discard.json r/req/x.json
+expect_grep compare/device-verdict-tolerance-says 'y.json: compared on the device with rtol 1e-05, atol 0.6.*--keep-outputs' "$T/last.err"
+verdict pass ../../../cases/x/in/0/y.npy
+cp e.npy r/cases/x/in/0/y.npy
+expect_status compare/device-verdict-other-file 2 cko-compare --requests -o discard.json r/req/x.json
+expect_grep compare/device-verdict-other-file-says 'compared with .*in/0/y.npy, not .*expected/0/y.npy' "$T/last.err"
+verdict pass
+touch -d '2001-01-01' r/cases/x/expected/0/y.npy
+expect_status compare/device-verdict-changed 2 cko-compare --requests -o discard.json r/req/x.json
+expect_grep compare/device-verdict-changed-says 'expected/0/y.npy: changed since cko-run compared' "$T/last.err"
+# Kept outputs win over a record beside them (cko-run leaves only one).
+verdict fail
+cp e.npy r/out/x/0/y.npy
+expect_status compare/outputs-over-verdict 0 cko-compare --requests -o discard.json r/req/x.json
 finish

@@ -4,7 +4,8 @@
 # and nondeterminism caught; dynamic shared memory above 48 KB; cko-bench
 # statistics, its --check, the hash of every timed launch's outputs (a
 # kernel right on some launches only is caught), and its agreement with
-# ncu's gpu__time_duration.
+# ncu's gpu__time_duration. Outputs are compared with the expected ones on
+# the device (the same statistics as on the host) and kept only on failure.
 . "$(dirname "$0")/../lib.sh"
 if ! have_gpu; then skip gpu/core "no GPU"; finish; fi
 if ! have_numpy; then skip gpu/core "python3 with numpy is needed for the host reference"; finish; fi
@@ -57,7 +58,36 @@ ARCH=$(jq -r .arch props.json)
 prepare naive_sgemm
 expect_status gpu/run-naive 0 cko-run -o cand-naive_sgemm/run.json cand-naive_sgemm/requests/odd.json cand-naive_sgemm/requests/big.json
 expect_jq gpu/run-naive-json '.status == "ok" and (.cases | length) == 2 and .double == true' cand-naive_sgemm/run.json
+# Passing outputs are compared on the device and not kept: NAME.json says
+# what the comparison found, and cko-compare takes it from there.
+expect_jq gpu/run-compared-on-device '[.cases[] | .compared == "device" and .outputs_kept == false] | all' cand-naive_sgemm/run.json
+if [ -f cand-naive_sgemm/out/big/1/C.json ] && [ ! -e cand-naive_sgemm/out/big/1/C.npy ]; then ok gpu/outputs-not-kept
+else fail gpu/outputs-not-kept "$(ls cand-naive_sgemm/out/big/1)"; fi
 expect_status gpu/compare-naive 0 cko-compare --requests -o cand-naive_sgemm/compare.json cand-naive_sgemm/requests/odd.json cand-naive_sgemm/requests/big.json
+expect_jq gpu/compare-from-device '[.cases[].sets[].tensors.C.compared_on == "device"] | all' cand-naive_sgemm/compare.json
+expect_status gpu/compare-other-tolerance 2 cko-compare --requests --rtol 0 -o discard.json cand-naive_sgemm/requests/odd.json
+# The same outputs kept and compared on the host: every statistic equal.
+expect_status gpu/run-naive-keep 0 cko-run --keep-outputs -o cand-naive_sgemm/run-keep.json cand-naive_sgemm/requests/odd.json cand-naive_sgemm/requests/big.json
+if [ -f cand-naive_sgemm/out/big/1/C.npy ] && [ ! -e cand-naive_sgemm/out/big/1/C.json ]; then ok gpu/outputs-kept
+else fail gpu/outputs-kept "$(ls cand-naive_sgemm/out/big/1)"; fi
+expect_status gpu/compare-naive-host 0 cko-compare --requests -o cand-naive_sgemm/compare-host.json cand-naive_sgemm/requests/odd.json cand-naive_sgemm/requests/big.json
+jq -S '[.cases[].sets[].tensors.C | del(.compared_on)]' cand-naive_sgemm/compare.json >dev.txt
+jq -S '[.cases[].sets[].tensors.C]' cand-naive_sgemm/compare-host.json >host.txt
+if cmp -s dev.txt host.txt && [ "$(jq '.[0].max_abs > 0' dev.txt)" = true ]; then ok gpu/device-compare-equals-host
+else fail gpu/device-compare-equals-host "$(diff dev.txt host.txt | head -5)"; fi
+# A set whose outputs differ from the expected ones keeps them, and the
+# host names the first mismatches: one element of the expected output changed.
+mkdir -p wrong && cp -r cases wrong/ && python3 - <<'P'
+import numpy as np
+p = "wrong/cases/big/expected/0/C.npy"; e = np.load(p); e[3, 5] += 1; np.save(p, e)
+P
+cko-request -s sig.json -l launch.json -b cand-naive_sgemm/kernel.cubin -c wrong/cases -o wrong/requests
+expect_status gpu/run-wrong 0 cko-run -o wrong/run.json wrong/requests/big.json
+expect_jq gpu/run-wrong-kept '.cases[0].outputs_kept == true and .cases[0].sets[0].compare.C.mismatches == 1 and .cases[0].sets[0].compare.C.first[0].index == [3, 5]' wrong/run.json
+if [ -f wrong/out/big/0/C.npy ] && [ -f wrong/out/big/1/C.json ]; then ok gpu/wrong-set-kept-only
+else fail gpu/wrong-set-kept-only "$(ls wrong/out/big/*)"; fi
+expect_status gpu/compare-wrong 1 cko-compare --requests -o wrong/compare.json wrong/requests/big.json
+expect_jq gpu/compare-wrong-first '.cases[0].sets[0].tensors.C.first[0].index == [3, 5] and .cases[0].sets[1].status == "pass"' wrong/compare.json
 python3 - cand-naive_sgemm <<'P' && ok gpu/outputs-vs-numpy || fail gpu/outputs-vs-numpy "cko-run's outputs differ from numpy"
 import sys, numpy as np
 d = sys.argv[1]
