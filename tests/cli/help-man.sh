@@ -43,21 +43,22 @@ synopsis() {
 	END { flush() }' "$1"
 }
 
-# usage_forms HELP: the usage lines of --help, one line per form. The usage
-# is the first line ("usage: ") and the lines indented by 3 or more spaces
-# after it; a line starting with the tool's name starts another form.
+# usage_forms HELP TOOL: the usage lines of --help, one line per form. The
+# usage is the first line ("usage: ") and the indented lines after it up to
+# the first option line (one starting with "-"); a line starting with the
+# tool's name starts another form.
 usage_forms() {
 	awk -v tool="$2" '
 	function flush() { if (form != "") { gsub(/  +/, " ", form); sub(/^ /, "", form); sub(/ $/, "", form); print form }; form = "" }
 	NR == 1 { if (sub(/^usage: /, "")) { form = $0; next } exit }
-	/^   / { s = $0; sub(/^ +/, "", s); if (index(s, tool) == 1) { flush(); form = s } else form = form " " s; next }
+	/^   +[^ -]/ { s = $0; sub(/^ +/, "", s); if (index(s, tool) == 1) { flush(); form = s } else form = form " " s; next }
 	{ exit }
 	END { flush() }' "$1"
 }
 
 # help_options HELP: --help after its usage lines.
 help_options() {
-	awk 'NR == 1 { next } !done && /^   / { next } { done = 1; print }' "$1"
+	awk 'NR == 1 { next } !done && /^   +[^ -]/ { next } { done = 1; print }' "$1"
 }
 
 # man_options MAN: the OPTIONS section as text.
