@@ -16,12 +16,13 @@ static void usage(int status)
 	fprintf(status ? stderr : stdout,
 		"usage: cko-run [-o run.json] [-t seconds] [--no-double] [--sets n] [--no-write] [--no-sandbox]\n"
 		"               request.json...\n"
-		"  -o, --output FILE   run.json (default: stdout)\n"
-		"  -t, --timeout S     seconds one launch may take (default 10): timeout\n"
-		"      --no-double     launch each set once (no second, differently poisoned launch)\n"
-		"      --sets N        at most N input sets per request (default 16)\n"
-		"      --no-write      write no outputs\n"
-		"      --no-sandbox    run without Landlock (when the kernel has none)\n");
+		"  -o, --output run.json  the verdicts (default: standard output)\n"
+		"  -t, --timeout seconds  seconds one launch may take (default 10)\n"
+		"      --no-double        launch each set once (for profilers and sanitizers)\n"
+		"      --sets n           only the first n input sets of each request (default 16)\n"
+		"      --no-write         write no outputs\n"
+		"      --no-sandbox       run without Landlock (when the kernel has none)\n"
+		"  -h, --help             print this help and exit\n");
 	exit(status);
 }
 
