@@ -12,7 +12,12 @@
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: cko-baseline [-w warmup] [-n iterations] [--no-flush] [-o baseline.json] request.json...\n");
+		"usage: cko-baseline [-w warmup] [-n iterations] [--no-flush] [-o baseline.json] request.json...\n"
+		"  -w, --warmup warmup          warm-up launches per request (default 10)\n"
+		"  -n, --iterations iterations  timed launches per request (default 100)\n"
+		"      --no-flush               keep the L2 warm between launches\n"
+		"  -o, --output baseline.json   the timings (default: standard output)\n"
+		"  -h, --help                   print this help and exit\n");
 	exit(status);
 }
 

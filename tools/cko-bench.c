@@ -17,14 +17,14 @@ static void usage(int status)
 	fprintf(status ? stderr : stdout,
 		"usage: cko-bench [-w warmup] [-n iterations] [--no-flush] [--check] [-t seconds] [--no-sandbox]\n"
 		"                 [-o bench.json] request.json...\n"
-		"  -w, --warmup N      untimed launches first (default 10)\n"
-		"  -n, --iterations N  timed launches per request (default 100)\n"
-		"      --no-flush      leave the L2 cache warm between launches\n"
-		"      --check         compare each set's last timed launch with its expected outputs (all timed\n"
-		"                      launches of a set must give the same outputs, by their device hashes)\n"
-		"  -t, --timeout S     seconds one launch may take (default 10)\n"
-		"      --no-sandbox    run without Landlock (when the kernel has none)\n"
-		"  -o, --output FILE   bench.json (default: stdout)\n");
+		"  -w, --warmup warmup          untimed launches per request first (default 10)\n"
+		"  -n, --iterations iterations  timed launches per request (default 100)\n"
+		"      --no-flush               leave the L2 cache warm between launches\n"
+		"      --check                  compare each set's last timed launch with its expected outputs\n"
+		"  -t, --timeout seconds        seconds one launch may take (default 10)\n"
+		"      --no-sandbox             run without Landlock (when the kernel has none)\n"
+		"  -o, --output bench.json      the timings (default: standard output)\n"
+		"  -h, --help                   print this help and exit\n");
 	exit(status);
 }
 

@@ -12,7 +12,14 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-compare [--rtol r] [--atol a] [--no-nan-equal] [-n count] [-o verdict.json] expected actual\n"
-		"       cko-compare --requests [--rtol r] [--atol a] [-n count] [-o compare.json] request.json...\n");
+		"       cko-compare --requests [--rtol r] [--atol a] [--no-nan-equal] [-n count] [-o compare.json] request.json...\n"
+		"      --rtol r               relative tolerance, a number >= 0 (default: by dtype, or the request's)\n"
+		"      --atol a               absolute tolerance, a number >= 0 (default: by dtype, or the request's)\n"
+		"      --no-nan-equal         a NaN where a NaN is expected is a mismatch\n"
+		"  -n, --first count          mismatches listed per tensor, 0 to 10 (default 5)\n"
+		"  -o, --output verdict.json  the verdict (default: standard output)\n"
+		"      --requests             compare each request's outputs with its sets' expected outputs\n"
+		"  -h, --help                 print this help and exit\n");
 	exit(status);
 }
 

@@ -15,16 +15,17 @@ static void usage(int status)
 		"usage: cko-compile [-a arch] [-D name=value]... [-l launch.json] [-e entry | -s signature.json]\n"
 		"                   [--timeout seconds] [--memory MB] [--no-sandbox] -o kernel.cubin [-j compile.json]\n"
 		"                   kernel.cu\n"
-		"  -a, --arch sm_NN       target architecture (default: the GPU's)\n"
-		"  -D, --define N=V       a macro for the kernel (also from the launch file's defines)\n"
-		"  -l, --launch FILE      launch.json whose defines are passed as -D\n"
-		"  -e, --entry NAME       the kernel that must exist, extern \"C\" __global__\n"
-		"  -s, --signature FILE   take the entry from signature.json\n"
-		"  -t, --timeout S        wall-time limit of the compile (default 60): compile_timeout\n"
-		"  -m, --memory MB        memory limit of the compile (default 4096): compile_memory\n"
-		"      --no-sandbox       compile without Landlock (when the kernel has none)\n"
-		"  -o, --output FILE      the CUBIN, written only on success\n"
-		"  -j, --json FILE        compile.json (default: stdout)\n");
+		"  -a, --arch arch                 target architecture, e.g. sm_90 (default: the GPU's)\n"
+		"  -D, --define name=value         a macro for the kernel\n"
+		"  -l, --launch launch.json        launch.json whose defines are passed as -D\n"
+		"  -e, --entry entry               the kernel that must exist, extern \"C\" __global__\n"
+		"  -s, --signature signature.json  take the entry from signature.json\n"
+		"  -t, --timeout seconds           wall-time limit of the compile (default 60)\n"
+		"  -m, --memory MB                 memory limit of the compile (default 4096)\n"
+		"      --no-sandbox                compile without Landlock (when the kernel has none)\n"
+		"  -o, --output kernel.cubin       the CUBIN, written only on success\n"
+		"  -j, --json compile.json         the JSON record (default: standard output)\n"
+		"  -h, --help                      print this help and exit\n");
 	exit(status);
 }
 

@@ -23,7 +23,17 @@ static void usage(int status)
 		"usage: cko-docs [-n count] [-c corpus-dir] [--cache dir] [--no-cache] [--json] [-o file] query...\n"
 		"       cko-docs --fetch URL [--cache dir]\n"
 		"       cko-docs --research topic [-n count] [-c corpus-dir] [-o notes.md]\n"
-		"       cko-docs --html file.html\n");
+		"       cko-docs --html file.html\n"
+		"  -n, --count count        passages to print, 1 to 100 (default 5, for --research 12)\n"
+		"  -c, --corpus corpus-dir  the guidance corpus (default: docs/guidance of the share folder)\n"
+		"      --cache dir          the folder of fetched pages (default $XDG_CACHE_HOME/cko/docs or ~/.cache/cko/docs)\n"
+		"      --no-cache           search the corpus only\n"
+		"      --json               print the results as JSON instead of text\n"
+		"  -o, --output file        write the results or the notes to a file (atomically) instead of standard output\n"
+		"      --fetch URL          download an https://docs.nvidia.com/ page into the cache, then search any query given\n"
+		"      --research topic     write research notes for a topic\n"
+		"      --html file.html     print the text --fetch would store for a local HTML file\n"
+		"  -h, --help               print this help and exit\n");
 	exit(status);
 }
 

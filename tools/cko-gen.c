@@ -16,7 +16,13 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-gen [--hidden-seed N] [--lint] [-j threads] [-o cases-dir] signature.json cases.json\n"
-		"       cko-gen --check-expected cases-dir\n");
+		"       cko-gen --check-expected cases-dir\n"
+		"      --hidden-seed N     derive and write the hidden cases from the non-negative integer N\n"
+		"      --lint              check the spec (including the hidden section) and write nothing\n"
+		"  -j, --threads threads   fill buffers with this many threads, 1 to 256 (default: one per online CPU)\n"
+		"  -o, --output cases-dir  the case folder (default cases)\n"
+		"      --check-expected    check the expected outputs of cases-dir instead of generating\n"
+		"  -h, --help              print this help and exit\n");
 	exit(status);
 }
 

@@ -13,7 +13,11 @@
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: cko-heatmap [-o prefix] [--title text] [--script file.gp] history.json\n");
+		"usage: cko-heatmap [-o prefix] [--title text] [--script file.gp] history.json\n"
+		"  -o, --output prefix   write prefix.png and prefix.svg (default: heatmap beside the history file)\n"
+		"      --title text      first title line instead of \"workload on GPU\"\n"
+		"      --script file.gp  also save the gnuplot script\n"
+		"  -h, --help            print this help and exit\n");
 	exit(status);
 }
 

@@ -15,7 +15,12 @@
 
 static void usage(int status)
 {
-	fprintf(status ? stderr : stdout, "usage: cko-lock [-n gpus] [-d dir] [--launcher command] [--] command [arg...]\n");
+	fprintf(status ? stderr : stdout,
+		"usage: cko-lock [-n gpus] [-d dir] [--launcher command] [--] command [arg...]\n"
+		"  -n, --gpus gpus         the pool size, 1 to 1024 (default $CKO_GPUS, else 1)\n"
+		"  -d, --dir dir           the folder of the lock files (default $CKO_LOCK_DIR, else /tmp/cko-gpu-UID)\n"
+		"      --launcher command  run the command under this launcher (split on blanks, no shell)\n"
+		"  -h, --help              print this help and exit\n");
 	exit(status);
 }
 

@@ -10,7 +10,13 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-npy [-H] [-n count] file.npy\n"
-		"       cko-npy -t dtype -s shape -o file.npy [value... | -]\n");
+		"       cko-npy -t dtype -s shape -o file.npy [value... | -]\n"
+		"  -H, --header           print the header only (dtype, shape, element count)\n"
+		"  -n, --count count      print only the first count values\n"
+		"  -t, --type dtype       the dtype to write: f16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64\n"
+		"  -s, --shape shape      the shape to write, e.g. 2,3 (empty for a scalar)\n"
+		"  -o, --output file.npy  write a .npy file of the values (zeros when none are given)\n"
+		"  -h, --help             print this help and exit\n");
 	exit(status);
 }
 

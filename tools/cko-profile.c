@@ -20,7 +20,16 @@ static void usage(int status)
 	fprintf(status ? stderr : stdout,
 		"usage: cko-profile [-o profile.json] [--summary summary.txt] [--report file.ncu-rep] [--ncu path]\n"
 		"                   [--timeout s] [--save-csv file.csv] [--no-sandbox] request.json\n"
-		"       cko-profile --csv file.csv [-o profile.json] [--summary summary.txt] [request.json]\n");
+		"       cko-profile --csv file.csv [-o profile.json] [--summary summary.txt] [request.json]\n"
+		"  -o, --output profile.json  the result (default: standard output)\n"
+		"  -s, --summary summary.txt  also write the text summary\n"
+		"      --report file.ncu-rep  keep the Nsight Compute report there (the name must end in .ncu-rep)\n"
+		"      --ncu path             the ncu program (default: $NCU, else ncu on PATH or in the CUDA folders)\n"
+		"  -t, --timeout s            time limit for each ncu run (default 600 seconds)\n"
+		"      --save-csv file.csv    keep ncu's raw CSV export\n"
+		"      --no-sandbox           run the profiled cko-run without Landlock\n"
+		"      --csv file.csv         parse an existing export instead of profiling\n"
+		"  -h, --help                 print this help and exit\n");
 	exit(status);
 }
 

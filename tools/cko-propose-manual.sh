@@ -2,18 +2,31 @@
 # cko-propose-manual: the proposer for proposals written by hand. For
 # iteration N it takes DIR/iter-NNN/cJ/{kernel.cu,launch.json[,note.txt]}
 # (or DIR/NNN-J/...) for each candidate J; a missing one is "none".
-usage() { echo "usage: cko-propose-manual -i iteration -k count -o iter-dir proposals-dir" >&2; exit 2; }
+usage() { # STATUS: 0 for --help (standard output), else standard error
+	[ "$1" -eq 0 ] || exec >&2
+	cat <<'EOF'
+usage: cko-propose-manual -i iteration [-k count] -o iter-dir proposals-dir
+  -i iteration  the iteration to propose for (N of iter-NNN)
+  -k count      candidates to write, c0 to c(count-1) (default 1)
+  -o iter-dir   the iteration's folder
+  -h, --help    print this help and exit
+EOF
+	exit "$1"
+}
+case $1 in --help) usage 0 ;; esac
 iter= k=1 out=
-while getopts i:k:o:h o; do
+while getopts :i:k:o:h o; do
 	case $o in
-	i) iter=$OPTARG ;; k) k=$OPTARG ;; o) out=$OPTARG ;; h) echo "usage: cko-propose-manual -i iteration -k count -o iter-dir proposals-dir"; exit 0 ;; *) usage ;;
+	i) iter=$OPTARG ;; k) k=$OPTARG ;; o) out=$OPTARG ;; h) usage 0 ;;
+	:) echo "cko-propose-manual: -$OPTARG needs a value" >&2; usage 2 ;;
+	*) echo "cko-propose-manual: unknown option -$OPTARG" >&2; usage 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] && [ -n "$iter" ] && [ -n "$out" ] || usage
+[ $# -eq 1 ] && [ -n "$iter" ] && [ -n "$out" ] || usage 2
 dir=$1
 [ -d "$dir" ] || { echo "cko-propose-manual: $dir: no such folder" >&2; exit 2; }
-case $iter in *[!0-9]*|'') usage ;; esac
+case $iter in *[!0-9]*|'') usage 2 ;; esac
 num=$(echo "$iter" | sed 's/^0*//; s/^$/0/')
 n=$(printf %03d "$num")
 j=0

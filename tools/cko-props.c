@@ -9,7 +9,11 @@
 
 static void usage(int status)
 {
-	fprintf(status ? stderr : stdout, "usage: cko-props [--measure] [-o props.json]\n");
+	fprintf(status ? stderr : stdout,
+		"usage: cko-props [--measure] [-o props.json]\n"
+		"  -m, --measure            also measure a copy's bandwidth and an FMA kernel's FP32 rate\n"
+		"  -o, --output props.json  the properties (default: standard output)\n"
+		"  -h, --help               print this help and exit\n");
 	exit(status);
 }
 

@@ -19,7 +19,21 @@ static void usage(int status)
 		"                [--max-speedup x] -o result.json\n"
 		"       cko-rank --run dir --upto N [-o history.json] [--summary summary.json] [--best best.cu]\n"
 		"                [--replay dir] [--sanitize sanitize.json]\n"
-		"       cko-rank --print summary.json\n");
+		"       cko-rank --print summary.json\n"
+		"      --candidate dir           write the verdict of a candidate folder to result.json\n"
+		"      --props props.json        the GPU's peak rates for the speed-of-light floor (cko-props)\n"
+		"      --reference bench.json    the reference's timings, for the speedup check\n"
+		"      --floor-slack f           a case faster than this fraction of its speed-of-light time is invalid (default 0.8)\n"
+		"      --max-speedup x           a case more than x times faster than the reference is invalid (default 10000)\n"
+		"  -o, --output file             with --candidate, result.json (required); with --run, history.json (none without it)\n"
+		"      --run dir                 gather a run folder's results into history.json\n"
+		"      --upto N                  the last iteration to gather (iterations 0 to N)\n"
+		"      --summary summary.json    also write the summary\n"
+		"      --best best.cu            also copy the best kernel there and its launch.json beside it (for best.cu, best-launch.json)\n"
+		"      --replay dir              also write one replay request per case of the best candidate there\n"
+		"      --sanitize sanitize.json  cko-sanitize's result: its rejected candidates are never best\n"
+		"      --print summary.json      show a summary as a table\n"
+		"  -h, --help                    print this help and exit\n");
 	exit(status);
 }
 

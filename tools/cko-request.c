@@ -10,7 +10,16 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-request -s signature.json -l launch.json -b kernel.cubin -c cases-dir\n"
-		"                   [-C case]... [--reference] [--outputs dir] -o requests-dir\n");
+		"                   [-C case]... [--reference] [--outputs dir] -o requests-dir\n"
+		"  -s, --signature signature.json  the kernel's signature\n"
+		"  -l, --launch launch.json        the launch rules (see docs/formats.md)\n"
+		"  -b, --cubin kernel.cubin        the compiled kernel the requests launch\n"
+		"  -c, --cases cases-dir           the case folder written by cko-gen\n"
+		"  -C, --case case                 only this case (repeatable)\n"
+		"      --reference                 requests for the reference: outputs go to cases-dir/CASE/expected\n"
+		"      --outputs dir               where candidate outputs go (default: out/ beside requests-dir)\n"
+		"  -o, --output requests-dir       the folder of the requests and their index.json\n"
+		"  -h, --help                      print this help and exit\n");
 	exit(status);
 }
 

@@ -16,15 +16,16 @@ static void usage(int status)
 	fprintf(status ? stderr : stdout,
 		"usage: cko-run [-o run.json] [-t seconds] [--no-double] [--sets n] [--no-write] [--keep-outputs]\n"
 		"               [--no-compare] [--no-sandbox] request.json...\n"
-		"  -o, --output FILE   run.json (default: stdout)\n"
-		"  -t, --timeout S     seconds one launch may take (default 10): timeout\n"
-		"      --no-double     launch each set once (no second, differently poisoned launch)\n"
-		"      --sets N        at most N input sets per request (default 16)\n"
-		"      --no-write      write no outputs (nor what stands for them)\n"
-		"      --keep-outputs  write every output as .npy (default: only where a set has no expected\n"
-		"                      outputs or failed; else OUT/SET/NAME.json records the device comparison)\n"
-		"      --no-compare    do not compare with the expected outputs (then every output is kept)\n"
-		"      --no-sandbox    run without Landlock (when the kernel has none)\n");
+		"  -o, --output run.json  the verdicts (default: standard output)\n"
+		"  -t, --timeout seconds  seconds one launch may take (default 10)\n"
+		"      --no-double        launch each set once (for profilers and sanitizers)\n"
+		"      --sets n           only the first n input sets of each request (default 16)\n"
+		"      --no-write         write no outputs, nor the records that stand for them\n"
+		"      --keep-outputs     write every output as .npy (by default only a failing set's, and those\n"
+		"                         of sets without expected outputs; the others get a NAME.json record)\n"
+		"      --no-compare       do not compare with the expected outputs (every output is then kept)\n"
+		"      --no-sandbox       run without Landlock (when the kernel has none)\n"
+		"  -h, --help             print this help and exit\n");
 	exit(status);
 }
 

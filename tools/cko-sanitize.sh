@@ -1,8 +1,17 @@
 #!/bin/sh
 # cko-sanitize: compute-sanitizer (memcheck, racecheck) over launch requests,
 # or over the best candidates of a run until one is clean (--history).
-usage() {
-	echo "usage: cko-sanitize [--tools list] [--tries n] [--no-sandbox] [-o sanitize.json] (--history history.json | request.json...)"
+usage() { # [STATUS]: 0 for --help (standard output), else 2 (standard error)
+	[ "${1:-2}" -eq 0 ] || exec >&2
+	cat <<'EOF'
+usage: cko-sanitize [--tools list] [--tries n] [--no-sandbox] [-o sanitize.json] (--history history.json | request.json...)
+      --tools list            the compute-sanitizer tools, comma-separated (default memcheck,racecheck)
+      --tries n               with --history, the most candidates to check (default 3)
+      --no-sandbox            run the checked cko-run without Landlock
+  -o sanitize.json            the result (default: standard output)
+      --history history.json  check a run's verified candidates, fastest first, until one is clean
+  -h, --help                  print this help and exit
+EOF
 	exit "${1:-2}"
 }
 tools=memcheck,racecheck tries=3 out=- history=

@@ -14,9 +14,19 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-tune -s space.json [-H history.json] [-i iteration] [-k count] [--seed N]\n"
-		"                [--strategy auto|exhaustive|random|local] [--kernel kernel.cu -l launch.json]\n"
-		"                -o iter-dir\n"
-		"       cko-tune (-s space.json | --kernel kernel.cu -l launch.json) --list\n");
+		"                [--strategy auto|exhaustive|random|local] [--kernel kernel.cu -l launch.json] -o iter-dir\n"
+		"       cko-tune (-s space.json | --kernel kernel.cu -l launch.json) --list\n"
+		"  -s, --space space.json      the search space\n"
+		"      --kernel kernel.cu      with -l, the space is that kernel's tunables\n"
+		"  -l, --launch launch.json    the launch.json declaring the tunables of --kernel\n"
+		"  -H, --history history.json  the run's history (cko-rank's history.json)\n"
+		"  -i, --iteration iteration   the iteration being proposed (default 1)\n"
+		"  -k, --count count           candidates to write, 1 to 1024 (default 1)\n"
+		"      --seed N                the run's seed (default 1)\n"
+		"      --strategy name         auto (the default), exhaustive, random or local\n"
+		"  -o, --output iter-dir       the iteration's folder\n"
+		"      --list                  write every valid configuration to standard output instead of proposing\n"
+		"  -h, --help                  print this help and exit\n");
 	exit(status);
 }
 

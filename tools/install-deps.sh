@@ -3,7 +3,7 @@
 # with sudo available). The CUDA toolkit (NVRTC, the driver API headers,
 # cuBLAS) is expected at /usr/local/cuda or $CUDA.
 set -e
-pkgs="build-essential pkg-config libcjson-dev libcurl4-openssl-dev jq gnuplot-nox python3 clang libclang-rt-14-dev slurm-wlm munge"
+pkgs="build-essential pkg-config libcjson-dev libcurl4-openssl-dev jq gnuplot-nox groff-base python3 clang libclang-rt-14-dev slurm-wlm munge"
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then sudo=sudo; else sudo=; fi
 missing=
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
