@@ -10,6 +10,9 @@
 #   tune N K    a sgemm run with the built-in tuner, N iterations of K candidates
 #   pipeline    a real sgemm run (3 iterations x 4), extended to 4 while being
 #               killed with -9 twice, then resumed; history checked
+#   cost [W...] one candidate, compile to result.json, on each workload
+#               (benchmarks/candidate-cost.sh); with .device/before.tar (a
+#               git archive of an earlier commit) that build first, then this
 #   llm         tests/cli/run-llm.sh with the real GPU tools (fake model server)
 #   demo        make demo
 # Logs and run summaries are packed into $OUT/device-logs.tar.gz.
@@ -90,6 +93,18 @@ while [ $# -gt 0 ]; do
 		rm -rf "$R"
 		;;
 	sweep) d=${1:-}; [ $# -gt 0 ] && shift; timeout 560 sh benchmarks/sweep.sh "$L/sweep" "$d" ;;
+	cost)
+		ws=
+		while [ $# -gt 0 ] && [ -d "workloads/$1" ]; do ws="$ws $1"; shift; done
+		before=
+		if [ -f .device/before.tar ]; then
+			rm -rf /tmp/before && mkdir -p /tmp/before && tar xf .device/before.tar -C /tmp/before &&
+				make -C /tmp/before -j16 >"$L/before-build.log" 2>&1 && before=/tmp/before/bin ||
+				{ echo "the earlier build failed"; tail -20 "$L/before-build.log"; }
+		fi
+		RESULTS=/dev/shm/cost timeout "${STEP_TIMEOUT:-560}" sh benchmarks/candidate-cost.sh ${before:+-B $before} $ws |
+			tee "$L/cost.tsv"
+		;;
 	llm) CKO_REAL_GPU=1 timeout 60 sh tests/run run-llm 2>&1 | tee "$L/llm.log" | grep -v '^ok ' ;;
 	demo) timeout 560 make demo 2>&1 | tee "$L/demo.log" | tail -25 ;;
 	*) echo "unknown step $step" ;;

@@ -166,6 +166,9 @@ int cko_npy_parse(const void *img, size_t len, cko_tensor *t, char *err, size_t 
 /* Reads a file; dies with status 2 naming it on any problem. */
 void cko_npy_read(const char *path, cko_tensor *t);
 int cko_npy_try_read(const char *path, cko_tensor *t, char *err, size_t errlen);
+/* As cko_npy_read, but the data may not be written: a regular file is
+ * mapped read-only with its pages faulted in (for uploads to the GPU). */
+void cko_npy_map(const char *path, cko_tensor *t);
 /* Builds the .npy image (header padded to 64 bytes); allocated. */
 void *cko_npy_image(const cko_tensor *t, size_t *len);
 void cko_npy_write(const char *path, const cko_tensor *t);
@@ -632,6 +635,7 @@ enum {
 	CKO_PH_N
 };
 extern double cko_phase_s[CKO_PH_N];
+extern int cko_input_host_checks; /* inputs compared on the host after a hash mismatch */
 /* Adds the seconds since *t0 to phase ph and sets *t0 to now. */
 void cko_phase_add(int ph, double *t0);
 cJSON *cko_phase_json(void);

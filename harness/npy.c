@@ -209,7 +209,7 @@ int cko_npy_parse(const void *img, size_t len, cko_tensor *t, char *err, size_t 
  * straight from the page cache, and a tensor costs no copy on the heap.
  * The mapping is private and writable (copy on write): the file never
  * changes. Pipes and other files are read. */
-static int map_file(const char *path, cko_tensor *t, char *err, size_t errlen)
+static int map_file(const char *path, cko_tensor *t, int readonly, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -222,11 +222,15 @@ static int map_file(const char *path, cko_tensor *t, char *err, size_t errlen)
 		return 1; /* not a regular file: read it */
 	}
 	size_t len = (size_t)st.st_size, at;
-	void *img = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	/* Read-only, the pages are faulted in at once (for the upload: a
+	 * writable private mapping would copy every page when it is pinned). */
+	void *img = readonly ? mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0)
+			     : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (img == MAP_FAILED)
 		return 1;
-	madvise(img, len, MADV_WILLNEED);
+	if (!readonly)
+		madvise(img, len, MADV_WILLNEED);
 	char e[512];
 	if (parse(img, len, t, &at, e, sizeof e)) {
 		munmap(img, len);
@@ -239,13 +243,13 @@ static int map_file(const char *path, cko_tensor *t, char *err, size_t errlen)
 	return 0;
 }
 
-int cko_npy_try_read(const char *path, cko_tensor *t, char *err, size_t errlen)
+static int try_read(const char *path, cko_tensor *t, int readonly, char *err, size_t errlen)
 {
 	size_t len, at;
 	char e[512];
 	memset(t, 0, sizeof *t);
 	if (strcmp(path, "-")) {
-		int m = map_file(path, t, err, errlen);
+		int m = map_file(path, t, readonly, err, errlen);
 		if (m <= 0)
 			return m;
 	}
@@ -264,6 +268,18 @@ int cko_npy_try_read(const char *path, cko_tensor *t, char *err, size_t errlen)
 	memmove(img, img + at, len - at);
 	t->data = img;
 	return 0;
+}
+
+int cko_npy_try_read(const char *path, cko_tensor *t, char *err, size_t errlen)
+{
+	return try_read(path, t, 0, err, errlen);
+}
+
+void cko_npy_map(const char *path, cko_tensor *t)
+{
+	char err[768];
+	if (try_read(path, t, 1, err, sizeof err))
+		cko_die(CKO_BADINPUT, "%s", err);
 }
 
 void cko_npy_read(const char *path, cko_tensor *t)
