@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -309,4 +310,71 @@ double cko_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Whether path is this very program (the same file, through links too). */
+static int is_self(const char *path)
+{
+	struct stat a, b;
+	return stat(path, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static char *exe_dir(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	return cko_dirname(exe);
+}
+
+char *cko_self_dir(void)
+{
+	const char *a0 = cko_argv0();
+	if (a0 && strchr(a0, '/'))
+		return cko_dirname(a0);
+	const char *path = getenv("PATH");
+	if (a0 && *a0 && path) {
+		/* A name found on PATH by whoever started us: the first entry
+		 * that holds this program is the folder it came from. */
+		char *p = xstrdup(path);
+		for (char *save, *d = strtok_r(p, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+			char *f = xasprintf("%s/%s", *d ? d : ".", a0);
+			int self = is_self(f);
+			free(f);
+			if (self) {
+				char *r = xstrdup(*d ? d : ".");
+				free(p);
+				return r;
+			}
+		}
+		free(p);
+	}
+	return exe_dir();
+}
+
+static char *beside(const char *dir, const char *name)
+{
+	if (!dir)
+		return NULL;
+	char *f = xasprintf("%s/%s", dir, name);
+	if (!access(f, X_OK))
+		return f;
+	free(f);
+	return NULL;
+}
+
+char *cko_tool_path(const char *name)
+{
+	if (strncmp(name, "cko-", 4) || strchr(name, '/'))
+		return xstrdup(name);
+	char *d = cko_self_dir(), *f = beside(d, name);
+	free(d);
+	if (!f) {
+		d = exe_dir();
+		f = beside(d, name);
+		free(d);
+	}
+	return f ? f : xstrdup(name);
 }
