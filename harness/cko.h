@@ -67,7 +67,8 @@ void buf_free(cko_buf *b);
 char *cko_read_file(const char *path, size_t max, size_t *len);
 /* Same, returning NULL and setting errbuf instead of dying. */
 char *cko_try_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);
-/* Writes atomically: temporary file in the same folder, then rename.
+/* Writes atomically: temporary file PATH.tmp.PID.N in the same folder, then
+ * rename; such temporaries of PATH left by dead processes are removed first.
  * "-" writes to stdout; a device or FIFO (or a link to one) is written in
  * place, never replaced. Dies with status 3 on an I/O error. */
 void cko_write_file(const char *path, const void *data, size_t len);
