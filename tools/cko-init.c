@@ -1,13 +1,18 @@
-/* cko-init: creates results/run-NNN/ (the next free number, taken with
- * mkdir so concurrent inits never share one) with the workload's files,
- * config.json and run.mk. Prints the run folder on stdout. */
+/* cko-init: creates results/run-NNN/ (the next free number; concurrent
+ * inits never share one) with the workload's files, config.json and run.mk,
+ * built in a hidden sibling and renamed into place when complete. Prints
+ * the run folder on stdout. */
 #include "cko.h"
 #include "llm.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -76,22 +81,92 @@ static char *abs_path(const char *p)
 	return xstrdup(p);
 }
 
-/* results/run-NNN: the next number after the highest present; mkdir is the
- * lock, so a concurrent cko-init takes the number after. */
-static char *make_run_dir(const char *results)
+/* The run folder is built in a hidden sibling, results/.run-new.PID, and
+ * renamed to results/run-NNN only when complete: a failure (a full disk)
+ * removes it and leaves no half run folder. */
+static char *building;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+static void remove_tree(const char *dir) { nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+static void drop_building(int status)
+{
+	if (building) {
+		remove_tree(building);
+		fprintf(stderr, "cko-init: no run folder was made (the unfinished %s is removed)\n", building);
+	}
+	building = NULL;
+}
+
+/* Removes the .run-new.PID folders of inits that died (kill -9). */
+static void remove_stale_builds(const char *results)
+{
+	DIR *d = opendir(results);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char *end;
+		if (strncmp(e->d_name, ".run-new.", 9))
+			continue;
+		long pid = strtol(e->d_name + 9, &end, 10);
+		if (*end || pid <= 0 || pid == (long)getpid() || !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		char *p = xasprintf("%s/%s", results, e->d_name);
+		remove_tree(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
+static char *start_run_dir(const char *results)
 {
 	cko_mkdir_p(results);
+	remove_stale_builds(results);
+	char *d = xasprintf("%s/.run-new.%ld", results, (long)getpid());
+	if (mkdir(d, 0755))
+		cko_die(CKO_ENV, "%s: %s", d, strerror(errno));
+	building = d;
+	cko_atexit_die(drop_building);
+	return d;
+}
+
+/* Renames the complete folder tmp to results/run-NNN, the next number
+ * after the highest present, never over an existing one (a concurrent
+ * cko-init takes the number after); run.mk, which names the folder, is
+ * written last. */
+static char *place_run_dir(const char *results, const char *tmp, const cko_buf *mk)
+{
 	int n, top = 0;
 	char **names = cko_list_dir(results, "", &n);
 	for (int i = 0; i < n; i++)
 		if (!strncmp(names[i], "run-", 4) && atoi(names[i] + 4) > top)
 			top = atoi(names[i] + 4);
 	cko_free_list(names, n);
+	char *mkpath = xasprintf("%s/run.mk", tmp);
 	for (int k = top + 1; k < top + 1000; k++) {
 		char *d = xasprintf("%s/run-%03d", results, k);
-		if (mkdir(d, 0755) == 0)
+		cko_buf b = {0};
+		buf_printf(&b, "# run.mk for %s, %s", d, mk->s);
+		cko_write_file(mkpath, b.s, b.len);
+		buf_free(&b);
+		int r = renameat2(AT_FDCWD, tmp, AT_FDCWD, d, RENAME_NOREPLACE);
+		if (r && (errno == EINVAL || errno == ENOSYS)) {
+			/* No RENAME_NOREPLACE here: mkdir takes the number, the
+			 * rename replaces that empty folder. */
+			r = mkdir(d, 0755);
+			if (!r && (r = rename(tmp, d)))
+				rmdir(d);
+		}
+		if (!r) {
+			building = NULL;
+			free(mkpath);
 			return d;
-		if (errno != EEXIST)
+		}
+		if (errno != EEXIST && errno != ENOTEMPTY)
 			cko_die(CKO_ENV, "%s: %s", d, strerror(errno));
 		free(d);
 	}
@@ -331,7 +406,7 @@ int main(int argc, char **argv)
 	if (missing.len && !desc && !parts[DESC].src)
 		cko_die(CKO_BADINPUT, "missing %s: a model can generate them from --description", missing.s);
 
-	char *run = make_run_dir(results);
+	char *run = start_run_dir(results);
 	char *wdir = xasprintf("%s/workload", run);
 	cko_mkdir_p(wdir);
 	for (int i = 0; i < NPARTS; i++) {
@@ -414,7 +489,7 @@ int main(int argc, char **argv)
 		}
 	}
 	cko_buf mk = {0};
-	buf_printf(&mk, "# run.mk for %s, made by cko-init %s on %s.\n", run, CKO_VERSION, stamp);
+	buf_printf(&mk, "made by cko-init %s on %s.\n", CKO_VERSION, stamp);
 	buf_printf(&mk, "# Run it in this folder:  make -f run.mk [ITER=n] [-j n]\n");
 	buf_printf(&mk, "CKO_BIN     := %s\n", bin ? bin : "");
 	buf_printf(&mk, "CKO_SHARE   := %s\n", share);
@@ -448,8 +523,7 @@ int main(int argc, char **argv)
 		buf_puts(&mk, "\n");
 	}
 	buf_printf(&mk, "include $(CKO_SHARE)/mk/run.mk\n");
-	char *mkpath = xasprintf("%s/run.mk", run);
-	cko_write_file(mkpath, mk.s, mk.len);
+	run = place_run_dir(results, run, &mk);
 	cko_info("created %s: run it with  make -C %s -f run.mk", run, run);
 	printf("%s\n", run);
 	return 0;
