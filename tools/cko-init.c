@@ -28,7 +28,7 @@ static void usage(int status)
 		"                [--candidates k] [--strategy s] [--seed n] [--hidden-seed n] [--use-nsight]\n"
 		"                [--nvidia-research] [--sanitize] [--gpus n] [--timeout s] [--compile-timeout s]\n"
 		"                [--compile-memory MB] [--no-sandbox] [--proposals dir] [--launcher command]\n"
-		"                [--results dir]\n");
+		"                [--results dir | --run-dir dir]\n");
 	exit(status);
 }
 
@@ -138,7 +138,7 @@ static char *start_run_dir(const char *results)
  * after the highest present, never over an existing one (a concurrent
  * cko-init takes the number after); run.mk, which names the folder, is
  * written last. */
-static char *place_run_dir(const char *results, const char *tmp, const cko_buf *mk)
+static char *place_run_dir(const char *results, const char *tmp, const cko_buf *mk, const char *fixed)
 {
 	int n, top = 0;
 	char **names = cko_list_dir(results, "", &n);
@@ -148,7 +148,7 @@ static char *place_run_dir(const char *results, const char *tmp, const cko_buf *
 	cko_free_list(names, n);
 	char *mkpath = xasprintf("%s/run.mk", tmp);
 	for (int k = top + 1; k < top + 1000; k++) {
-		char *d = xasprintf("%s/run-%03d", results, k);
+		char *d = fixed ? xstrdup(fixed) : xasprintf("%s/run-%03d", results, k);
 		cko_buf b = {0};
 		buf_printf(&b, "# run.mk for %s, %s", d, mk->s);
 		cko_write_file(mkpath, b.s, b.len);
@@ -168,6 +168,8 @@ static char *place_run_dir(const char *results, const char *tmp, const cko_buf *
 		}
 		if (errno != EEXIST && errno != ENOTEMPTY)
 			cko_die(CKO_ENV, "%s: %s", d, strerror(errno));
+		if (fixed)
+			cko_die(CKO_BADINPUT, "--run-dir %s: appeared meanwhile; remove it or give another", fixed);
 		free(d);
 	}
 	cko_die(CKO_ENV, "%s: no free run number", results);
@@ -219,7 +221,7 @@ int main(int argc, char **argv)
 	cko_setprog(argv[0]);
 	enum { O_WORKLOAD = 256, O_FROM, O_DESC, O_SIG, O_REF, O_REFL, O_INIT, O_LAUNCH, O_CASES, O_SPACE, O_CONFIG,
 	       O_MODEL, O_ITERS, O_CANDS, O_STRAT, O_SEED, O_HSEED, O_NSIGHT, O_RESEARCH, O_SANITIZE, O_GPUS,
-	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER, O_CTIMEOUT, O_CMEMORY, O_NOSANDBOX };
+	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER, O_CTIMEOUT, O_CMEMORY, O_NOSANDBOX, O_RUNDIR };
 	static const struct option lo[] = {
 		{"workload", required_argument, 0, O_WORKLOAD}, {"from", required_argument, 0, O_FROM},
 		{"description", required_argument, 0, O_DESC}, {"signature", required_argument, 0, O_SIG},
@@ -235,7 +237,7 @@ int main(int argc, char **argv)
 		{"proposals", required_argument, 0, O_PROPOSALS}, {"results", required_argument, 0, O_RESULTS},
 		{"launcher", required_argument, 0, O_LAUNCHER}, {"compile-timeout", required_argument, 0, O_CTIMEOUT},
 		{"compile-memory", required_argument, 0, O_CMEMORY}, {"no-sandbox", no_argument, 0, O_NOSANDBOX},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"run-dir", required_argument, 0, O_RUNDIR}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	part parts[NPARTS] = {
 		[SIG] = {"signature.json", "--signature", NULL}, [CASES] = {"cases.json", "--input-cases", NULL},
@@ -245,6 +247,7 @@ int main(int argc, char **argv)
 	};
 	const char *workload = NULL, *from = NULL, *desc = NULL, *config_path = NULL, *model = NULL;
 	const char *strategy = NULL, *proposals = NULL, *results = "results", *launcher = NULL;
+	const char *run_dir = NULL;
 	long iters = -1, cands = -1, gpus = 0, seed = -1, hseed = -1;
 	double timeout = 0, compile_timeout = 60, compile_memory = 4096;
 	int nsight = 0, research = 0, sanitize = 0, c, supplied_ref = 0;
@@ -296,6 +299,7 @@ int main(int argc, char **argv)
 		case O_NOSANDBOX: cko_sandbox_disable(); break;
 		case O_PROPOSALS: proposals = optarg; break;
 		case O_RESULTS: results = optarg; break;
+		case O_RUNDIR: run_dir = optarg; break;
 		case O_LAUNCHER:
 			if (strchr(optarg, '\'') || strchr(optarg, '$') || strchr(optarg, '\n'))
 				cko_die(CKO_BADINPUT, "--launcher: no quotes, $ or newlines (it is split on blanks)");
@@ -307,6 +311,12 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(2);
+	if (run_dir) {
+		/* Its parent holds the folder while it is built. */
+		if (cko_exists(run_dir))
+			cko_die(CKO_BADINPUT, "--run-dir %s: exists; remove it or give another", run_dir);
+		results = cko_dirname(run_dir);
+	}
 	cko_sandbox_check(); /* before anything is made: no Landlock needs --no-sandbox */
 	char *share = share_dir();
 
@@ -523,7 +533,7 @@ int main(int argc, char **argv)
 		buf_puts(&mk, "\n");
 	}
 	buf_printf(&mk, "include $(CKO_SHARE)/mk/run.mk\n");
-	run = place_run_dir(results, run, &mk);
+	run = place_run_dir(results, run, &mk, run_dir);
 	cko_info("created %s: run it with  make -C %s -f run.mk", run, run);
 	printf("%s\n", run);
 	return 0;
