@@ -19,6 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Kept equal to MAX_ITER, MAX_CANDIDATES and MAX_CANDIDATES_TOTAL in mk/run.mk. */
+enum { CKO_MAX_ITER = 1000, CKO_MAX_CANDIDATES = 64, CKO_MAX_CANDIDATES_TOTAL = 8192 };
+
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
@@ -336,10 +339,25 @@ int main(int argc, char **argv)
 	}
 	if (!model)
 		model = cko_jstr_opt(cko_jget(cfg, "model_settings"), "model", cko_jstr_opt(cfg, "model", NULL));
-	if (iters < 0)
+	const char *iname = "--max-iterations", *cname = "--candidates";
+	if (iters < 0) {
 		iters = cko_jint_opt(cfg, "max_iterations", 7, config_path, "");
-	if (cands < 0)
+		iname = config_path ? xasprintf("%s: max_iterations", config_path) : iname;
+	}
+	if (cands < 0) {
 		cands = cko_jint_opt(cfg, "candidates", 1, config_path, "");
+		cname = config_path ? xasprintf("%s: candidates", config_path) : cname;
+	}
+	/* The bounds run.mk checks too: make reads the rules of every
+	 * candidate each time it starts (about 1 ms each). */
+	if (iters < 0 || iters > CKO_MAX_ITER)
+		cko_die(CKO_BADINPUT, "%s %ld: expected 0 to %d (make reads every iteration's rules each time it "
+			"starts); for more, continue from a run's best with cko-init --from", iname, iters, CKO_MAX_ITER);
+	if (cands < 1 || cands > CKO_MAX_CANDIDATES)
+		cko_die(CKO_BADINPUT, "%s %ld: expected 1 to %d an iteration", cname, cands, CKO_MAX_CANDIDATES);
+	if (iters * cands > CKO_MAX_CANDIDATES_TOTAL)
+		cko_die(CKO_BADINPUT, "%s %ld with %s %ld: at most %d candidates in all (make reads every candidate's "
+			"rules each time it starts)", iname, iters, cname, cands, CKO_MAX_CANDIDATES_TOTAL);
 	if (!strategy)
 		strategy = cko_jstr_opt(cfg, "strategy", "auto");
 	if (strcmp(strategy, "auto") && strcmp(strategy, "exhaustive") && strcmp(strategy, "random") &&
