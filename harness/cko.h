@@ -26,6 +26,8 @@ enum {
 /* ---- err.c: diagnostics, prefixed with the tool's name, on stderr ---- */
 void cko_setprog(const char *argv0);
 const char *cko_prog(void);
+/* argv[0] as given to cko_setprog (NULL before). */
+const char *cko_argv0(void);
 _Noreturn void cko_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cko_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress on stderr unless CKO_QUIET is set in the environment. */
@@ -65,7 +67,8 @@ void buf_free(cko_buf *b);
 char *cko_read_file(const char *path, size_t max, size_t *len);
 /* Same, returning NULL and setting errbuf instead of dying. */
 char *cko_try_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);
-/* Writes atomically: temporary file in the same folder, then rename.
+/* Writes atomically: temporary file PATH.tmp.PID.N in the same folder, then
+ * rename; such temporaries of PATH left by dead processes are removed first.
  * "-" writes to stdout; a device or FIFO (or a link to one) is written in
  * place, never replaced. Dies with status 3 on an I/O error. */
 void cko_write_file(const char *path, const void *data, size_t len);
@@ -94,6 +97,15 @@ char *cko_path_relative(const char *from_dir, const char *target);
 char **cko_list_dir(const char *dir, const char *suffix, int *n);
 void cko_free_list(char **v, int n);
 double cko_now(void); /* monotonic seconds */
+/* The folder this program was started from: argv[0]'s when it holds a
+ * slash, else the PATH entry that holds this very program, else that of
+ * /proc/self/exe. A folder of links to the tools counts as its own. */
+char *cko_self_dir(void);
+/* Where to run the cko tool NAME (a "cko-" name without a slash): beside
+ * this program (cko_self_dir, then the folder of /proc/self/exe), so that
+ * tools find their siblings whatever PATH holds; else NAME itself, for a
+ * PATH lookup. Other names come back as they are. Allocated. */
+char *cko_tool_path(const char *name);
 
 /* ---- json.c: cJSON with file-and-field errors ---- */
 #define CKO_JSON_MAX (64u << 20)

@@ -5,16 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *prog = "cko";
+static const char *prog = "cko", *argv0_given;
 static void (*die_hook)(int);
 
 void cko_setprog(const char *argv0)
 {
 	const char *s = strrchr(argv0, '/');
 	prog = s ? s + 1 : argv0;
+	argv0_given = argv0;
 }
 
 const char *cko_prog(void) { return prog; }
+
+const char *cko_argv0(void) { return argv0_given; }
 
 void cko_atexit_die(void (*fn)(int)) { die_hook = fn; }
 

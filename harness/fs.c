@@ -5,6 +5,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -120,6 +122,44 @@ static int write_in_place(const char *path, const void *data, size_t len, const 
 	return 1;
 }
 
+/* Whether s is "PID.N" (both decimal) with PID a process that is gone. */
+static int dead_tmp_suffix(const char *s)
+{
+	char *end;
+	errno = 0;
+	long pid = strtol(s, &end, 10);
+	if (end == s || *end != '.' || pid <= 0 || errno)
+		return 0;
+	const char *n = end + 1;
+	if (!*n || strspn(n, "0123456789") != strlen(n))
+		return 0;
+	return pid != (long)getpid() && kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/* Removes PATH.tmp.PID.N left by a writer of PATH that died (kill -9, a
+ * crash): only those names, only in PATH's folder, only for dead PIDs. */
+static void remove_stale_tmps(const char *path)
+{
+	char *dir = cko_dirname(path);
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *prefix = xasprintf("%s.tmp.", base);
+	size_t pl = strlen(prefix);
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (strncmp(e->d_name, prefix, pl) || !dead_tmp_suffix(e->d_name + pl))
+			continue;
+		char *f = cko_path_join(dir, e->d_name);
+		struct stat st;
+		if (!lstat(f, &st) && S_ISREG(st.st_mode))
+			unlink(f);
+		free(f);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(dir);
+}
+
 void cko_write_file2(const char *path, const void *data, size_t len, const void *data2, size_t len2)
 {
 	if (!strcmp(path, "-")) {
@@ -129,6 +169,7 @@ void cko_write_file2(const char *path, const void *data, size_t len, const void 
 	}
 	if (write_in_place(path, data, len, data2, len2))
 		return;
+	remove_stale_tmps(path);
 	static unsigned counter;
 	char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), counter++);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -160,8 +201,10 @@ int cko_write_if_changed(const char *path, const void *data, size_t len)
 	char *old = cko_try_read_file(path, len + 1, &n, err, sizeof err);
 	int same = old && n == len && memcmp(old, data, len) == 0;
 	free(old);
-	if (same)
+	if (same) {
+		remove_stale_tmps(path); /* as a write would */
 		return 0;
+	}
 	cko_write_file(path, data, len);
 	return 1;
 }
@@ -335,4 +378,71 @@ double cko_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Whether path is this very program (the same file, through links too). */
+static int is_self(const char *path)
+{
+	struct stat a, b;
+	return stat(path, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static char *exe_dir(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	return cko_dirname(exe);
+}
+
+char *cko_self_dir(void)
+{
+	const char *a0 = cko_argv0();
+	if (a0 && strchr(a0, '/'))
+		return cko_dirname(a0);
+	const char *path = getenv("PATH");
+	if (a0 && *a0 && path) {
+		/* A name found on PATH by whoever started us: the first entry
+		 * that holds this program is the folder it came from. */
+		char *p = xstrdup(path);
+		for (char *save, *d = strtok_r(p, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+			char *f = xasprintf("%s/%s", *d ? d : ".", a0);
+			int self = is_self(f);
+			free(f);
+			if (self) {
+				char *r = xstrdup(*d ? d : ".");
+				free(p);
+				return r;
+			}
+		}
+		free(p);
+	}
+	return exe_dir();
+}
+
+static char *beside(const char *dir, const char *name)
+{
+	if (!dir)
+		return NULL;
+	char *f = xasprintf("%s/%s", dir, name);
+	if (!access(f, X_OK))
+		return f;
+	free(f);
+	return NULL;
+}
+
+char *cko_tool_path(const char *name)
+{
+	if (strncmp(name, "cko-", 4) || strchr(name, '/'))
+		return xstrdup(name);
+	char *d = cko_self_dir(), *f = beside(d, name);
+	free(d);
+	if (!f) {
+		d = exe_dir();
+		f = beside(d, name);
+		free(d);
+	}
+	return f ? f : xstrdup(name);
 }

@@ -26,12 +26,15 @@ int cko_run_argv(char *const argv[], const char *stdin_data, double timeout_s, s
 		close(in[1]);
 		return -1;
 	}
-	/* Built before fork: the child of a threaded process may not malloc. */
+	/* Built before fork: the child of a threaded process may not malloc.
+	 * A cko tool is the one beside this program, whatever PATH holds. */
 	char **envp = cko_env_allowed();
+	char *file = cko_tool_path(argv[0]);
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
 		cko_envp_free(envp);
+		free(file);
 		close(in[0]);
 		close(in[1]);
 		close(out[0]);
@@ -45,11 +48,12 @@ int cko_run_argv(char *const argv[], const char *stdin_data, double timeout_s, s
 		dup2(out[1], 1);
 		if (merge)
 			dup2(out[1], 2);
-		execvpe(argv[0], argv, envp);
+		execvpe(file, argv, envp);
 		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	cko_envp_free(envp);
+	free(file);
 	setpgid(pid, pid);
 	close(in[0]);
 	close(out[1]);

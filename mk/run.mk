@@ -46,6 +46,45 @@ REFERENCE_LAUNCH ?= workload/reference-launch.json
 INITIAL     ?= workload/initial.cu
 INITIAL_LAUNCH ?= workload/launch.json
 
+# ---- checks before anything is planned ----
+# ITER and CANDIDATES are whole numbers, bounded: make reads the rules of
+# every candidate each time it starts (about 1 ms each), so a huge ITER
+# would parse for minutes. cko-init checks the same bounds.
+MAX_ITER       := 1000
+MAX_CANDIDATES := 64
+MAX_CANDIDATES_TOTAL := 8192
+nodigits = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
+# $(call whole,V): V when it is one whole number without leading zeros, else empty.
+whole = $(if $(filter 1,$(words $(1))),$(if $(call nodigits,$(1)),,$(if $(filter 0%,$(1)),$(filter 0,$(1)),$(1))))
+ifeq ($(call whole,$(ITER)),)
+$(error ITER=$(ITER): expected a whole number >= 0 (the last iteration, e.g. ITER=7, no leading zeros))
+endif
+ifeq ($(filter-out 0,$(call whole,$(CANDIDATES))),)
+$(error CANDIDATES=$(CANDIDATES): expected a whole number >= 1)
+endif
+ifneq ($(shell [ $(ITER) -le $(MAX_ITER) ] 2>/dev/null && echo ok),ok)
+$(error ITER=$(ITER): at most $(MAX_ITER) iterations in one run; to go on, start a new run from this one's best: cko-init --from $(CURDIR))
+endif
+ifneq ($(shell [ $(CANDIDATES) -le $(MAX_CANDIDATES) ] 2>/dev/null && [ $$(( $(ITER) * $(CANDIDATES) )) -le $(MAX_CANDIDATES_TOTAL) ] && echo ok),ok)
+$(error ITER=$(ITER) with CANDIDATES=$(CANDIDATES): at most $(MAX_CANDIDATES) candidates an iteration and $(MAX_CANDIDATES_TOTAL) in all)
+endif
+
+# One make at a time in a run folder: two would write the same targets.
+# The lock (flock on .make.lock, holding make's pid) is kept by a waiter
+# that lives as long as this make, so the lock of a killed make is free
+# again at once. make -n and -q, which write nothing, take no lock.
+DRY_RUN := $(findstring n,$(filter-out --%,$(firstword -$(MAKEFLAGS))))$(findstring q,$(filter-out --%,$(firstword -$(MAKEFLAGS))))
+ifeq ($(DRY_RUN),)
+ifneq ($(or $(filter-out show,$(MAKECMDGOALS)),$(if $(MAKECMDGOALS),,all)),)
+RUN_LOCK := $(shell command -v flock >/dev/null || { echo ok; exit; }; m=$$PPID; exec 9>>.make.lock; \
+	if flock -w 2 9; then echo $$m >.make.lock; tail --pid=$$m -s 0.1 -f /dev/null </dev/null >/dev/null 2>&1 & echo ok; \
+	else echo "pid $$(cat .make.lock)"; fi)
+ifneq ($(RUN_LOCK),ok)
+$(error another make ($(RUN_LOCK)) is running in this run folder ($(CURDIR)); wait for it to end (or stop it), then run make again)
+endif
+endif
+endif
+
 ifneq ($(CKO_BIN),)
 export PATH := $(CKO_BIN):$(PATH)
 endif
@@ -77,6 +116,15 @@ CAND_NUMS := $(shell seq 0 $$(( $(CANDIDATES) - 1 )))
 results_of = $(if $(filter 000,$(1)),iter-000/c0/result.json,$(foreach j,$(CAND_NUMS),iter-$(1)/c$(j)/result.json))
 ALL_RESULTS := $(call results_of,000) $(foreach i,$(ITER_NUMS),$(call results_of,$(call pad,$(i))))
 LAST := $(call pad,$(ITER))
+
+# An ITER below the iterations this run already has makes nothing new: say
+# so, and what the history and summary cover.
+HAVE_ITER := $(shell ls -d iter-[0-9]*/ 2>/dev/null | tr -dc '0-9\n' | sort -n | tail -n 1)
+ifneq ($(shell [ -n "$(HAVE_ITER)" ] && [ "$(HAVE_ITER)" -gt $(ITER) ] 2>/dev/null && echo y),)
+HAVE_N := $(shell expr $(HAVE_ITER) + 0)
+COVERED := $(shell jq -r '[.candidates[].id | capture("^iter-(?<n>[0-9]+)/").n | tonumber] | max' history.json 2>/dev/null)
+$(info run.mk: ITER=$(ITER), but iterations 1..$(HAVE_N) exist: ITER=$(ITER) makes nothing new$(if $(COVERED),; history.json and summary.json cover iterations 0..$(COVERED),; history.json and summary.json will cover iterations 0..$(ITER)). Give ITER=$(shell expr $(HAVE_N) + 1) or more to add iterations.)
+endif
 
 HEATMAP := $(if $(shell command -v gnuplot 2>/dev/null),heatmap.png,)
 # The vendor baseline (cuBLAS) for sgemm-shaped workloads. ($(shell) in make

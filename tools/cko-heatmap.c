@@ -4,10 +4,13 @@
  * median for that case, on a log scale; cells show the speedup. */
 #include "cko.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 static void usage(int status)
@@ -400,6 +403,38 @@ static char *script(const history *h, const char *title, const char *png, const 
 	return s.s;
 }
 
+/* gnuplot checks none of its writes: on a full disk it exits 0 leaving a
+ * PNG cut short and an empty SVG. So an output counts only when it is
+ * whole (a PNG ends with its IEND chunk, an SVG with </svg>) and on disk
+ * (fsync). NULL when fine, else what is wrong. */
+static const char *incomplete(const char *path, int png, size_t *len)
+{
+	static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+	char err[512];
+	*len = 0;
+	char *s = cko_try_read_file(path, 1u << 30, len, err, sizeof err);
+	if (!s)
+		return "not written";
+	size_t n = *len;
+	while (!png && n && strchr(" \t\r\n", s[n - 1]))
+		n--;
+	int whole = png ? n >= 12 && !memcmp(s + n - 12, iend, 12) : n >= 6 && !memcmp(s + n - 6, "</svg>", 6);
+	free(s);
+	if (!whole)
+		return png ? "cut short (no IEND chunk at its end)" : "cut short (no </svg> at its end)";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int synced = fd >= 0 && fsync(fd) == 0;
+	if (fd >= 0)
+		close(fd);
+	return synced ? NULL : "not flushed to disk (fsync failed)";
+}
+
+static int disk_full(const char *dir)
+{
+	struct statvfs v;
+	return statvfs(dir, &v) == 0 && v.f_bavail == 0;
+}
+
 /* gnuplot from $GNUPLOT or PATH. */
 static char *find_gnuplot(void)
 {
@@ -463,14 +498,31 @@ int main(int argc, char **argv)
 	cko_proc r;
 	if (cko_run_argv(av, gp, 120, 1 << 16, 1, &r))
 		cko_die(CKO_ENV, "cannot run %s", gnuplot);
-	int good = !r.timed_out && r.status == 0 && cko_exists(tpng) && cko_exists(tsvg);
-	if (good && (rename(tpng, png) || rename(tsvg, svg)))
-		good = 0;
+	int good = !r.timed_out && r.status == 0;
 	if (!good) {
 		unlink(tpng);
 		unlink(tsvg);
 		cko_die(CKO_ENV, "%s failed (%s): %s", gnuplot,
 			r.timed_out ? "timed out" : r.status == 127 ? "could not start" : "exit status", r.out ? r.out : "");
+	}
+	const char *outs[2] = {tpng, tsvg}, *names[2] = {png, svg};
+	for (int k = 0; k < 2; k++) {
+		size_t n;
+		const char *why = incomplete(outs[k], k == 0, &n);
+		if (!why)
+			continue;
+		int full = disk_full(pdir);
+		unlink(tpng);
+		unlink(tsvg);
+		cko_die(CKO_ENV, "%s: gnuplot's output is %s after %zu bytes%s; neither %s nor %s was written: %s and run "
+			"cko-heatmap again", names[k], why, n, full ? ": the disk is full" : "", png, svg,
+			full ? "free some space" : "check the disk and gnuplot's messages");
+	}
+	if (rename(tpng, png) || rename(tsvg, svg)) {
+		int e = errno;
+		unlink(tpng);
+		unlink(tsvg);
+		cko_die(CKO_ENV, "%s: %s", png, strerror(e));
 	}
 	if (r.out && r.out_len)
 		cko_warn("gnuplot: %s", r.out);

@@ -1,18 +1,26 @@
-/* cko-init: creates results/run-NNN/ (the next free number, taken with
- * mkdir so concurrent inits never share one) with the workload's files,
- * config.json and run.mk. Prints the run folder on stdout. */
+/* cko-init: creates results/run-NNN/ (the next free number; concurrent
+ * inits never share one) with the workload's files, config.json and run.mk,
+ * built in a hidden sibling and renamed into place when complete. Prints
+ * the run folder on stdout. */
 #include "cko.h"
 #include "llm.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Kept equal to MAX_ITER, MAX_CANDIDATES and MAX_CANDIDATES_TOTAL in mk/run.mk. */
+enum { CKO_MAX_ITER = 1000, CKO_MAX_CANDIDATES = 64, CKO_MAX_CANDIDATES_TOTAL = 8192 };
 
 static void usage(int status)
 {
@@ -23,7 +31,7 @@ static void usage(int status)
 		"                [--candidates k] [--strategy s] [--seed n] [--hidden-seed n] [--use-nsight]\n"
 		"                [--nvidia-research] [--sanitize] [--gpus n] [--timeout s] [--compile-timeout s]\n"
 		"                [--compile-memory MB] [--no-sandbox] [--keep-outputs] [--proposals dir]\n"
-		"                [--launcher command] [--results dir]\n"
+		"                [--launcher command] [--results dir | --run-dir dir]\n"
 		"      --workload name           take the parts of a built-in workload: sgemm, reduce_sum, softmax, transpose, layernorm\n"
 		"      --from run-dir            take the parts of an earlier run, its best kernel as the initial kernel\n"
 		"      --description text|@file  the task in words (from a file with @), for the model\n"
@@ -36,8 +44,8 @@ static void usage(int status)
 		"      --space file              cko-tune's search space, space.json (its kernels are copied too)\n"
 		"      --config file             defaults for the options and the model's settings\n"
 		"      --model name              the model that proposes kernels (default: the config's; none: cko-tune proposes)\n"
-		"      --max-iterations n        the default ITER of run.mk (default 7)\n"
-		"      --candidates k            proposals per iteration, at least 1 (default 1)\n"
+		"      --max-iterations n        the default ITER of run.mk (default 7, at most 1000)\n"
+		"      --candidates k            proposals per iteration, 1 to 64 (default 1)\n"
 		"      --strategy s              cko-tune's strategy: auto (the default), exhaustive, random, local\n"
 		"      --seed n                  the tuner's seed (default 1)\n"
 		"      --hidden-seed n           the hidden cases' seed (default random, so the model never learns the hidden cases)\n"
@@ -53,6 +61,7 @@ static void usage(int status)
 		"      --proposals dir           without a model, take hand-written proposals from dir (see cko-propose-manual(1))\n"
 		"      --launcher command        run every GPU step under this launcher, e.g. \"srun -n1 --gres=gpu:1\"\n"
 		"      --results dir             the folder the run folder is made in (default results)\n"
+		"      --run-dir dir             make exactly this run folder (it must not exist) instead of the next results/run-NNN\n"
 		"  -h, --help                    print this help and exit\n");
 	exit(status);
 }
@@ -106,23 +115,95 @@ static char *abs_path(const char *p)
 	return xstrdup(p);
 }
 
-/* results/run-NNN: the next number after the highest present; mkdir is the
- * lock, so a concurrent cko-init takes the number after. */
-static char *make_run_dir(const char *results)
+/* The run folder is built in a hidden sibling, results/.run-new.PID, and
+ * renamed to results/run-NNN only when complete: a failure (a full disk)
+ * removes it and leaves no half run folder. */
+static char *building;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+static void remove_tree(const char *dir) { nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+static void drop_building(int status)
+{
+	if (building) {
+		remove_tree(building);
+		fprintf(stderr, "cko-init: no run folder was made (the unfinished %s is removed)\n", building);
+	}
+	building = NULL;
+}
+
+/* Removes the .run-new.PID folders of inits that died (kill -9). */
+static void remove_stale_builds(const char *results)
+{
+	DIR *d = opendir(results);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char *end;
+		if (strncmp(e->d_name, ".run-new.", 9))
+			continue;
+		long pid = strtol(e->d_name + 9, &end, 10);
+		if (*end || pid <= 0 || pid == (long)getpid() || !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		char *p = xasprintf("%s/%s", results, e->d_name);
+		remove_tree(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
+static char *start_run_dir(const char *results)
 {
 	cko_mkdir_p(results);
+	remove_stale_builds(results);
+	char *d = xasprintf("%s/.run-new.%ld", results, (long)getpid());
+	if (mkdir(d, 0755))
+		cko_die(CKO_ENV, "%s: %s", d, strerror(errno));
+	building = d;
+	cko_atexit_die(drop_building);
+	return d;
+}
+
+/* Renames the complete folder tmp to results/run-NNN, the next number
+ * after the highest present, never over an existing one (a concurrent
+ * cko-init takes the number after); run.mk, which names the folder, is
+ * written last. */
+static char *place_run_dir(const char *results, const char *tmp, const cko_buf *mk, const char *fixed)
+{
 	int n, top = 0;
 	char **names = cko_list_dir(results, "", &n);
 	for (int i = 0; i < n; i++)
 		if (!strncmp(names[i], "run-", 4) && atoi(names[i] + 4) > top)
 			top = atoi(names[i] + 4);
 	cko_free_list(names, n);
+	char *mkpath = xasprintf("%s/run.mk", tmp);
 	for (int k = top + 1; k < top + 1000; k++) {
-		char *d = xasprintf("%s/run-%03d", results, k);
-		if (mkdir(d, 0755) == 0)
+		char *d = fixed ? xstrdup(fixed) : xasprintf("%s/run-%03d", results, k);
+		cko_buf b = {0};
+		buf_printf(&b, "# run.mk for %s, %s", d, mk->s);
+		cko_write_file(mkpath, b.s, b.len);
+		buf_free(&b);
+		int r = renameat2(AT_FDCWD, tmp, AT_FDCWD, d, RENAME_NOREPLACE);
+		if (r && (errno == EINVAL || errno == ENOSYS)) {
+			/* No RENAME_NOREPLACE here: mkdir takes the number, the
+			 * rename replaces that empty folder. */
+			r = mkdir(d, 0755);
+			if (!r && (r = rename(tmp, d)))
+				rmdir(d);
+		}
+		if (!r) {
+			building = NULL;
+			free(mkpath);
 			return d;
-		if (errno != EEXIST)
+		}
+		if (errno != EEXIST && errno != ENOTEMPTY)
 			cko_die(CKO_ENV, "%s: %s", d, strerror(errno));
+		if (fixed)
+			cko_die(CKO_BADINPUT, "--run-dir %s: appeared meanwhile; remove it or give another", fixed);
 		free(d);
 	}
 	cko_die(CKO_ENV, "%s: no free run number", results);
@@ -174,7 +255,7 @@ int main(int argc, char **argv)
 	cko_setprog(argv[0]);
 	enum { O_WORKLOAD = 256, O_FROM, O_DESC, O_SIG, O_REF, O_REFL, O_INIT, O_LAUNCH, O_CASES, O_SPACE, O_CONFIG,
 	       O_MODEL, O_ITERS, O_CANDS, O_STRAT, O_SEED, O_HSEED, O_NSIGHT, O_RESEARCH, O_SANITIZE, O_GPUS,
-	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER, O_CTIMEOUT, O_CMEMORY, O_NOSANDBOX, O_KEEP };
+	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER, O_CTIMEOUT, O_CMEMORY, O_NOSANDBOX, O_KEEP, O_RUNDIR };
 	static const struct option lo[] = {
 		{"workload", required_argument, 0, O_WORKLOAD}, {"from", required_argument, 0, O_FROM},
 		{"description", required_argument, 0, O_DESC}, {"signature", required_argument, 0, O_SIG},
@@ -190,8 +271,8 @@ int main(int argc, char **argv)
 		{"proposals", required_argument, 0, O_PROPOSALS}, {"results", required_argument, 0, O_RESULTS},
 		{"launcher", required_argument, 0, O_LAUNCHER}, {"compile-timeout", required_argument, 0, O_CTIMEOUT},
 		{"compile-memory", required_argument, 0, O_CMEMORY}, {"no-sandbox", no_argument, 0, O_NOSANDBOX},
-		{"keep-outputs", no_argument, 0, O_KEEP}, {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{"keep-outputs", no_argument, 0, O_KEEP}, {"run-dir", required_argument, 0, O_RUNDIR},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	part parts[NPARTS] = {
 		[SIG] = {"signature.json", "--signature", NULL}, [CASES] = {"cases.json", "--input-cases", NULL},
@@ -201,6 +282,7 @@ int main(int argc, char **argv)
 	};
 	const char *workload = NULL, *from = NULL, *desc = NULL, *config_path = NULL, *model = NULL;
 	const char *strategy = NULL, *proposals = NULL, *results = "results", *launcher = NULL;
+	const char *run_dir = NULL;
 	long iters = -1, cands = -1, gpus = 0, seed = -1, hseed = -1;
 	double timeout = 0, compile_timeout = 60, compile_memory = 4096;
 	int nsight = 0, research = 0, sanitize = 0, keep = 0, c, supplied_ref = 0;
@@ -253,6 +335,7 @@ int main(int argc, char **argv)
 		case O_KEEP: keep = 1; break;
 		case O_PROPOSALS: proposals = optarg; break;
 		case O_RESULTS: results = optarg; break;
+		case O_RUNDIR: run_dir = optarg; break;
 		case O_LAUNCHER:
 			if (strchr(optarg, '\'') || strchr(optarg, '$') || strchr(optarg, '\n'))
 				cko_die(CKO_BADINPUT, "--launcher: no quotes, $ or newlines (it is split on blanks)");
@@ -264,6 +347,12 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(2);
+	if (run_dir) {
+		/* Its parent holds the folder while it is built. */
+		if (cko_exists(run_dir))
+			cko_die(CKO_BADINPUT, "--run-dir %s: exists; remove it or give another", run_dir);
+		results = cko_dirname(run_dir);
+	}
 	cko_sandbox_check(); /* before anything is made: no Landlock needs --no-sandbox */
 	char *share = share_dir();
 
@@ -283,10 +372,25 @@ int main(int argc, char **argv)
 	}
 	if (!model)
 		model = cko_jstr_opt(cko_jget(cfg, "model_settings"), "model", cko_jstr_opt(cfg, "model", NULL));
-	if (iters < 0)
+	const char *iname = "--max-iterations", *cname = "--candidates";
+	if (iters < 0) {
 		iters = cko_jint_opt(cfg, "max_iterations", 7, config_path, "");
-	if (cands < 0)
+		iname = config_path ? xasprintf("%s: max_iterations", config_path) : iname;
+	}
+	if (cands < 0) {
 		cands = cko_jint_opt(cfg, "candidates", 1, config_path, "");
+		cname = config_path ? xasprintf("%s: candidates", config_path) : cname;
+	}
+	/* The bounds run.mk checks too: make reads the rules of every
+	 * candidate each time it starts (about 1 ms each). */
+	if (iters < 0 || iters > CKO_MAX_ITER)
+		cko_die(CKO_BADINPUT, "%s %ld: expected 0 to %d (make reads every iteration's rules each time it "
+			"starts); for more, continue from a run's best with cko-init --from", iname, iters, CKO_MAX_ITER);
+	if (cands < 1 || cands > CKO_MAX_CANDIDATES)
+		cko_die(CKO_BADINPUT, "%s %ld: expected 1 to %d an iteration", cname, cands, CKO_MAX_CANDIDATES);
+	if (iters * cands > CKO_MAX_CANDIDATES_TOTAL)
+		cko_die(CKO_BADINPUT, "%s %ld with %s %ld: at most %d candidates in all (make reads every candidate's "
+			"rules each time it starts)", iname, iters, cname, cands, CKO_MAX_CANDIDATES_TOTAL);
 	if (!strategy)
 		strategy = cko_jstr_opt(cfg, "strategy", "auto");
 	if (strcmp(strategy, "auto") && strcmp(strategy, "exhaustive") && strcmp(strategy, "random") &&
@@ -363,7 +467,7 @@ int main(int argc, char **argv)
 	if (missing.len && !desc && !parts[DESC].src)
 		cko_die(CKO_BADINPUT, "missing %s: a model can generate them from --description", missing.s);
 
-	char *run = make_run_dir(results);
+	char *run = start_run_dir(results);
 	char *wdir = xasprintf("%s/workload", run);
 	cko_mkdir_p(wdir);
 	for (int i = 0; i < NPARTS; i++) {
@@ -446,7 +550,7 @@ int main(int argc, char **argv)
 		}
 	}
 	cko_buf mk = {0};
-	buf_printf(&mk, "# run.mk for %s, made by cko-init %s on %s.\n", run, CKO_VERSION, stamp);
+	buf_printf(&mk, "made by cko-init %s on %s.\n", CKO_VERSION, stamp);
 	buf_printf(&mk, "# Run it in this folder:  make -f run.mk [ITER=n] [-j n]\n");
 	buf_printf(&mk, "CKO_BIN     := %s\n", bin ? bin : "");
 	buf_printf(&mk, "CKO_SHARE   := %s\n", share);
@@ -481,8 +585,7 @@ int main(int argc, char **argv)
 		buf_puts(&mk, "\n");
 	}
 	buf_printf(&mk, "include $(CKO_SHARE)/mk/run.mk\n");
-	char *mkpath = xasprintf("%s/run.mk", run);
-	cko_write_file(mkpath, mk.s, mk.len);
+	run = place_run_dir(results, run, &mk, run_dir);
 	cko_info("created %s: run it with  make -C %s -f run.mk", run, run);
 	printf("%s\n", run);
 	return 0;

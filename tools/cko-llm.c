@@ -507,7 +507,7 @@ static int extract_file(const cJSON *resp, const char *rpath, llm_kind what, con
 			if (cko_run_argv(gargv, NULL, 120, 1 << 16, 1, &pr))
 				cko_die(CKO_ENV, "cannot run cko-gen");
 			if (pr.status == 127) {
-				cko_warn("cko-gen is not on PATH: cases.json was not linted");
+				cko_warn("cko-gen is neither beside cko-llm nor on PATH: cases.json was not linted");
 			} else if (pr.status) {
 				/* Its messages name the temporary file: name the answer instead. */
 				char *o = pr.out;

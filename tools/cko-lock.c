@@ -121,8 +121,13 @@ int main(int argc, char **argv)
 		for (char *tok = strtok_r(l, " \t", &save); tok && na < 60; tok = strtok_r(NULL, " \t", &save))
 			av[na++] = tok;
 	}
-	for (int i = optind; i < argc; i++)
+	/* A cko tool runs from beside cko-lock, whatever PATH holds. */
+	av[na++] = cko_tool_path(argv[optind]);
+	for (int i = optind + 1; i < argc; i++)
 		av[na++] = argv[i];
 	execvp(av[0], av);
+	if (errno == ENOENT && !strncmp(av[0], "cko-", 4))
+		cko_die(CKO_ENV, "%s: not found beside cko-lock (%s) nor on PATH; build cko (make) or install it",
+			av[0], cko_self_dir());
 	cko_die(errno == ENOENT ? CKO_BADINPUT : CKO_ENV, "%s: %s", av[0], strerror(errno));
 }

@@ -2,6 +2,9 @@
 # cko-optimize: the one-liner: cko-init with the given options, then make in
 # the new run folder. Options after "--" go to make (e.g. -- -j4 ITER=9).
 #   cko-optimize --workload sgemm --max-iterations 7 -- -j2
+# The cko tools beside this script come first, whatever PATH holds.
+here=$(dirname -- "$0")
+[ -x "$here/cko-init" ] && PATH=$(cd "$here" && pwd):$PATH
 case $1 in -h|--help)
 	cat <<'EOF'
 usage: cko-optimize [cko-init-options] [-- make-arguments]

@@ -105,16 +105,10 @@ static char *find_ncu(const char *opt)
 /* cko-run beside this program, else on PATH. */
 static char *find_cko_run(void)
 {
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n > 0) {
-		buf[n] = 0;
-		char *d = cko_dirname(buf), *f = xasprintf("%s/cko-run", d);
-		free(d);
-		if (!access(f, X_OK))
-			return f;
-		free(f);
-	}
+	char *f = cko_tool_path("cko-run");
+	if (strchr(f, '/'))
+		return f;
+	free(f);
 	char *w = which("cko-run");
 	if (!w)
 		unavailable("error", "cko-run not found beside cko-profile or on PATH");

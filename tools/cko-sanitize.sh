@@ -14,6 +14,9 @@ usage: cko-sanitize [--tools list] [--tries n] [--no-sandbox] [-o sanitize.json]
 EOF
 	exit "${1:-2}"
 }
+# The cko-run beside this script comes first, whatever PATH holds.
+here=$(dirname -- "$0")
+[ -x "$here/cko-run" ] && PATH=$(cd "$here" && pwd):$PATH
 tools=memcheck,racecheck tries=3 out=- history=
 while [ $# -gt 0 ]; do
 	case $1 in
