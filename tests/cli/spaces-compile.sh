@@ -51,11 +51,13 @@ for w in reduce_sum softmax transpose layernorm; do
 	echo '{"candidates": []}' >"$T/h0.json"
 	expect_status "spaces-$w-propose" 0 cko-tune -s "$S" -H "$T/h0.json" -i 1 -k 1000 --strategy exhaustive -o "$T/$w"
 	size=$(jq .space_size "$T/$w/proposed.json")
-	n=$(ls -d "$T/$w"/c* | wc -l)
-	expect_eq "spaces-$w-all-proposed" "$n" "$size"
-	ls -d "$T/$w"/c* | awk -v s="$step" '(NR - 1) % s == 0' >"$T/$w.pts"
+	# (past the end of the space cko-tune fills the batch with "exhausted"
+	# placeholders, which have no hash)
+	grep -l '"hash"' "$T/$w"/c*/proposal.json | sed 's|/proposal.json$||' | sort -V >"$T/$w.all"
+	expect_eq "spaces-$w-all-proposed" "$(wc -l <"$T/$w.all")" "$size"
+	awk -v s="$step" '(NR - 1) % s == 0' "$T/$w.all" >"$T/$w.pts"
 	xargs -P 2 -I{} sh "$T/point.sh" {} "$WL/$w/signature.json" "$T/$w-cases" <"$T/$w.pts"
-	bad=0 checked=0
+	bad=0 checked=0 ncases=$(ls "$T/$w-cases" | grep -vc index.json)
 	while read -r p; do
 		checked=$((checked + 1))
 		what="$(jq -r .note "$p/proposal.json")"
@@ -71,28 +73,43 @@ for w in reduce_sum softmax transpose layernorm; do
 			continue
 		fi
 		regs=$(jq .registers "$p/compile.json")
-		for r in "$p"/requests/*.json; do
-			[ "$(basename "$r")" = index.json ] && continue
-			# A valid launch on the H200: at most 1024 threads, and as many
-			# registers as the block can have (64K per SM); grid.y, grid.z
-			# at most 65535; static shared memory only.
-			jq -e --argjson regs "$regs" '(.block | .[0] * .[1] * .[2]) as $nt | $nt <= 1024 and $nt >= 1 and
-				$nt * $regs <= 65536 and .grid[0] <= 2147483647 and .grid[1] <= 65535 and .grid[2] <= 65535 and
-				(.grid | all(. >= 1)) and (.smem // 0) == 0' "$r" >/dev/null ||
-				{ fail "spaces-$w-launch" "$what, $(basename "$r"): grid $(jq -c .grid "$r") block $(jq -c .block "$r")"; bad=$((bad + 1)); continue 2; }
-		done
-		# reduce_sum's rowsplit: a split row (grid.y > 1) needs R < 4096 and
-		# R*grid.y <= 8192 (its static arrays); the kernel copes otherwise,
-		# but the rules must never ask for that.
-		if [ "$(jq -r .variant "$p/proposal.json")" = rowsplit ]; then
-			for r in "$p"/requests/*.json; do
-				[ "$(basename "$r")" = index.json ] && continue
-				jq -e '([.params[] | select(.name == "R")][0].value) as $R | .grid[1] == 1 or
-					($R < 4096 and $R * .grid[1] <= 8192)' "$r" >/dev/null ||
-					{ fail "spaces-$w-split" "$what, $(basename "$r"): grid $(jq -c .grid "$r")"; bad=$((bad + 1)); continue 2; }
-			done
+		# A valid launch on the H200: at most 1024 threads, and as many
+		# registers as the block can have (64K per SM); grid.y, grid.z at
+		# most 65535; static shared memory only. reduce_sum's rowsplit: a
+		# split row (grid.y > 1) needs R < 4096 and R*grid.y <= 8192 (its
+		# static arrays); the kernel copes otherwise, but the rules must
+		# never ask for that.
+		nreq=$(ls "$p"/requests/*.json | grep -vc '/index.json$')
+		badreq=$(ls "$p"/requests/*.json | grep -v '/index.json$' | xargs jq -r --argjson regs "$regs" \
+			--arg v "$(jq -r .variant "$p/proposal.json")" '(.block | .[0] * .[1] * .[2]) as $nt |
+			([.params[] | select(.name == "R")][0].value) as $R |
+			select(($nt <= 1024 and $nt >= 1 and $nt * $regs <= 65536 and .grid[0] <= 2147483647 and
+				.grid[1] <= 65535 and .grid[2] <= 65535 and (.grid | all(. >= 1)) and (.smem // 0) == 0 and
+				($v != "rowsplit" or .grid[1] == 1 or ($R < 4096 and $R * .grid[1] <= 8192))) | not) |
+			"\(.case): grid \(.grid) block \(.block)"' | head -n 3)
+		if [ -n "$badreq" ] || [ "$nreq" != "$ncases" ]; then
+			fail "spaces-$w-launch" "$what ($nreq of $ncases requests): $badreq"
+			bad=$((bad + 1))
 		fi
 	done <"$T/$w.pts"
-	[ $bad = 0 ] && ok "spaces-$w ($checked of $size points, $(ls "$T/$w-cases" | grep -vc index.json) cases each)"
+	[ $bad = 0 ] && ok "spaces-$w ($checked of $size points, $ncases cases each)"
+
+	# The tuner plans a run on it without a GPU: cko-init takes the space
+	# by default, iteration 1 proposes distinct points, and with those
+	# four in the history (as if timed) iteration 3 proposes four more,
+	# none seen before (local search from the fastest; exhaustive where
+	# the space has 64 points or fewer, as transpose's).
+	run=$(cko-init --workload $w --max-iterations 7 --candidates 4 --results "$T/res-$w" 2>/dev/null)
+	expect_grep "spaces-$w-init-space" '^SPACE *:= workload/space.json' "$run/run.mk"
+	expect_status "spaces-$w-tune-1" 0 cko-tune -s "$run/workload/space.json" -H "$T/h0.json" -i 1 -k 4 -o "$T/$w-i1"
+	expect_eq "spaces-$w-tune-1-distinct" "$(jq -r 'select(.status == "ok") | .hash' "$T/$w-i1"/c*/proposal.json | sort -u | wc -l)" 4
+	jq -s '{candidates: [to_entries[] | {id: "iter-001/c\(.key)", iteration: 1, status: "ok", hash: .value.hash,
+		variant: .value.variant, geomean_ms: (1 + .key)}]}' "$T/$w-i1"/c0/proposal.json "$T/$w-i1"/c1/proposal.json \
+		"$T/$w-i1"/c2/proposal.json "$T/$w-i1"/c3/proposal.json >"$T/$w-h1.json"
+	expect_status "spaces-$w-tune-3" 0 cko-tune -s "$run/workload/space.json" -H "$T/$w-h1.json" -i 3 -k 4 -o "$T/$w-i3"
+	expect_eq "spaces-$w-tune-3-new" "$( (jq -r .hash "$T/$w-i1"/c*/proposal.json; jq -r 'select(.status == "ok") | .hash' \
+		"$T/$w-i3"/c*/proposal.json) | sort -u | wc -l)" 8
+	expect_jq "spaces-$w-tune-3-local" '.strategy == (if .space_size <= 64 then "exhaustive" else "local" end) and .seen == 4' "$T/$w-i3/proposed.json"
+	rm -rf "$T/$w" "$T/res-$w"
 done
 finish
