@@ -167,13 +167,15 @@ static int input_intact(cko_exec *x, size_t k)
  * pageable copy and 1.4 GB/s for reading the file into fresh memory. */
 static void upload(CUdeviceptr dst, const cko_tensor *t, size_t n)
 {
-	if (t->map && n >= ((size_t)1 << 20) &&
-	    cuMemHostRegister(t->map, t->map_len, CU_MEMHOSTREGISTER_READ_ONLY) == CUDA_SUCCESS) {
-		CU_CHECK(cuMemcpyHtoD(dst, t->data, n));
-		CU_CHECK(cuMemHostUnregister(t->map));
-		return;
-	}
+	int pinned = t->map && n >= ((size_t)1 << 20) &&
+		     cuMemHostRegister(t->map, t->map_len, CU_MEMHOSTREGISTER_READ_ONLY) == CUDA_SUCCESS;
 	CU_CHECK(cuMemcpyHtoD(dst, t->data, n));
+	/* The copy may still be in flight when cuMemcpyHtoD returns (seen on
+	 * the H200: the hash taken next saw a partial input); it must be done
+	 * before the input is hashed and before its pages are released. */
+	CU_CHECK(cuCtxSynchronize());
+	if (pinned)
+		CU_CHECK(cuMemHostUnregister(t->map));
 }
 
 static size_t param_bytes(const cko_rparam *q) { return q->count * cko_dtype_size(q->p.dtype); }

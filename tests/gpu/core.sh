@@ -58,6 +58,7 @@ ARCH=$(jq -r .arch props.json)
 prepare naive_sgemm
 expect_status gpu/run-naive 0 cko-run -o cand-naive_sgemm/run.json cand-naive_sgemm/requests/odd.json cand-naive_sgemm/requests/big.json
 expect_jq gpu/run-naive-json '.status == "ok" and (.cases | length) == 2 and .double == true' cand-naive_sgemm/run.json
+expect_jq gpu/run-inputs-hashed '.phase_seconds.input_host_checks == 0' cand-naive_sgemm/run.json
 # Passing outputs are compared on the device and not kept: NAME.json says
 # what the comparison found, and cko-compare takes it from there.
 expect_jq gpu/run-compared-on-device '[.cases[] | .compared == "device" and .outputs_kept == false] | all' cand-naive_sgemm/run.json
@@ -131,6 +132,8 @@ expect_status gpu/smem-100k-compare 0 cko-compare --requests -o "$T/discard.json
 
 # cko-bench: statistics, rotation over both sets, --check of the timed outputs.
 expect_status gpu/bench 0 cko-bench --check -o bench.json cand-naive_sgemm/requests/big.json
+# The inputs' device hashes match from the upload on: no host comparison.
+expect_jq gpu/bench-inputs-hashed '.phase_seconds.input_host_checks == 0' bench.json
 expect_jq gpu/bench-stats '.cases[0] as $c | $c.min_ms <= $c.p10_ms and $c.p10_ms <= $c.median_ms and $c.median_ms <= $c.p90_ms and $c.p90_ms <= $c.max_ms and $c.n == 100 and ($c.samples_ms | length) == 100 and $c.cv < 0.5 and $c.check == "pass" and $c.sets == 2' bench.json
 expect_status gpu/bench-check-catches 1 cko-bench --check -n 10 -w 2 -o bench-half.json cand-half/requests/big.json
 expect_jq gpu/bench-check-json '.cases[0].check == "fail"' bench-half.json
