@@ -116,7 +116,11 @@ static uint64_t dev_hash_key(CUdeviceptr p, size_t words, uint64_t key)
 	return h;
 }
 
-static uint64_t dev_hash(CUdeviceptr p, size_t words) { return dev_hash_key(p, words, hash_key); }
+static uint64_t dev_hash(CUdeviceptr p, size_t words)
+{
+	hash_init(); /* draws the key: read it only after */
+	return dev_hash_key(p, words, hash_key);
+}
 
 uint64_t cko_exec_digest(cko_exec *x, int s, int i)
 {
