@@ -264,6 +264,7 @@ int cko_is_ident(const char *s);
 /* Launch rules for one case: the result of evaluating launch.json. */
 typedef struct {
 	int64_t grid[3], block[3], smem;
+	const char *limit; /* the CUDA limit a failed rule breaks (props.json's name), or NULL */
 } cko_launch;
 /* Validates launch.json's structure (keys, define names and values,
  * expression syntax); dies with status 2 naming the file and field. */
@@ -274,6 +275,9 @@ void cko_launch_defines_env(const cJSON *launch, cko_env *env);
  * hidden); 0 or -1 with err (a verdict about the candidate). */
 int cko_launch_eval(const cJSON *launch, const char *case_name, int hidden, const cko_env *env, cko_launch *out,
 		    char *err, size_t errlen);
+/* Checks grid, block and smem against CUDA's limits (per dimension and
+ * threads per block); 0 or -1 with err and l->limit set. */
+int cko_launch_limits(cko_launch *l, const char *case_name, char *err, size_t errlen);
 /* The -D text of a define value (an integer or a string) into buf; 0 if it is neither. */
 int cko_define_text(const cJSON *v, char *buf, size_t n);
 /* Checks a define name and value as accepted on the command line. */
