@@ -77,6 +77,10 @@ int cko_write_if_changed(const char *path, const void *data, size_t len);
 /* Copies a file (at most 64 MiB) atomically; dies naming it on trouble. */
 void cko_copy_file(const char *from, const char *to);
 void cko_mkdir_p(const char *path);
+/* An output named on the command line (a file, or a folder the tool makes)
+ * must be in an existing folder: dies with status 2 naming it otherwise.
+ * Tools create only their own output folder and what is inside it. */
+void cko_out_check(const char *path);
 int cko_exists(const char *path);
 int cko_is_dir(const char *path);
 /* Folder part of a path ("." if none); freshly allocated. */

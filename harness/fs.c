@@ -190,6 +190,23 @@ void cko_mkdir_p(const char *path)
 	free(p);
 }
 
+void cko_out_check(const char *path)
+{
+	if (!path || !*path || !strcmp(path, "-"))
+		return;
+	char *p = xstrdup(path);
+	for (size_t n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
+		p[n - 1] = 0; /* a folder named as "dir/" */
+	char *d = cko_dirname(p);
+	free(p);
+	if (!cko_exists(d))
+		cko_die(CKO_BADINPUT, "%s: folder %s does not exist: create it first (mkdir -p %s) or write elsewhere",
+			path, d, d);
+	if (!cko_is_dir(d))
+		cko_die(CKO_BADINPUT, "%s: %s is not a folder", path, d);
+	free(d);
+}
+
 int cko_exists(const char *path)
 {
 	struct stat st;

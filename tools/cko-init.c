@@ -232,6 +232,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(2);
+	cko_out_check(results);
 	cko_sandbox_check(); /* before anything is made: no Landlock needs --no-sandbox */
 	char *share = share_dir();
 

@@ -148,6 +148,7 @@ int main(int argc, char **argv)
 	}
 	if (!type || !shape)
 		usage(2);
+	cko_out_check(out);
 	cko_tensor t = {0};
 	if (!cko_dtype_parse(type, &t.dtype))
 		cko_die(CKO_BADINPUT, "-t %s: unknown dtype", type);

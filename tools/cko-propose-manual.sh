@@ -13,6 +13,8 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] && [ -n "$iter" ] && [ -n "$out" ] || usage
 dir=$1
 [ -d "$dir" ] || { echo "cko-propose-manual: $dir: no such folder" >&2; exit 2; }
+p=$(dirname "$out")
+[ -d "$p" ] || { echo "cko-propose-manual: $out: folder $p does not exist: create it first (mkdir -p $p) or write elsewhere" >&2; exit 2; }
 case $iter in *[!0-9]*|'') usage ;; esac
 num=$(echo "$iter" | sed 's/^0*//; s/^$/0/')
 n=$(printf %03d "$num")

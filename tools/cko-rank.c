@@ -677,6 +677,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !!cand + !!run + !!print != 1)
 		usage(2);
+	cko_out_check(out);
 	if (print)
 		return print_summary(print);
 	if (cand) {

@@ -183,6 +183,8 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !o.sig_path || !o.launch_path || !o.cubin || !o.cases || !o.outdir)
 		usage(2);
+	cko_out_check(o.outdir);
+	cko_out_check(o.outputs);
 	char *dflt_outputs = NULL;
 	if (!o.outputs) {
 		char *parent = cko_dirname(o.outdir);

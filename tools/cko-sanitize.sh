@@ -22,6 +22,10 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$history" ] || [ $# -gt 0 ] || usage
 say() { echo "cko-sanitize: $*" >&2; }
+if [ "$out" != - ] && ! [ -d "$(dirname "$out")" ]; then
+	say "$out: folder $(dirname "$out") does not exist: create it first (mkdir -p $(dirname "$out")) or write elsewhere"
+	exit 2
+fi
 CS=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cko-sanitize.XXXXXX") || exit 3
 trap 'rm -rf "$tmp"' EXIT

@@ -4,6 +4,7 @@
 D=$DATA/core
 cd "$T" || exit 1
 : >k.cubin
+mkdir cand ref
 expect_status request/make 0 cko-request -s "$D/sig.json" -l "$D/launch.json" -b k.cubin -c "$D/cases" -o cand/requests
 expect_jq request/index '.status == "ok" and .requests == ["one.json", "many.json"]' cand/requests/index.json
 expect_jq request/one '.case == "one" and .grid == [1, 1, 1] and .block == [128, 1, 1] and .smem == 0 and .entry == "scale" and .cubin == "../../k.cubin" and .out == "../out/one"' cand/requests/one.json
