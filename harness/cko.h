@@ -81,6 +81,9 @@ void cko_mkdir_p(const char *path);
  * must be in an existing folder: dies with status 2 naming it otherwise.
  * Tools create only their own output folder and what is inside it. */
 void cko_out_check(const char *path);
+/* s as one shell word: unchanged when it holds only safe characters, else
+ * in single quotes (a ' as '\''); for commands printed as hints. Allocated. */
+char *cko_shell_quote(const char *s);
 int cko_exists(const char *path);
 int cko_is_dir(const char *path);
 /* Folder part of a path ("." if none); freshly allocated. */

@@ -451,7 +451,9 @@ int main(int argc, char **argv)
 	buf_printf(&mk, "include $(CKO_SHARE)/mk/run.mk\n");
 	char *mkpath = xasprintf("%s/run.mk", run);
 	cko_write_file(mkpath, mk.s, mk.len);
-	cko_info("created %s: run it with  make -C %s -f run.mk", run, run);
+	char *q = cko_shell_quote(run);
+	cko_info("created %s: run it with  make -C %s -f run.mk", run, q);
+	free(q);
 	printf("%s\n", run);
 	return 0;
 }

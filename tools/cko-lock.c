@@ -56,7 +56,7 @@ static int open_lock_dir(const char *dir)
 		cko_die(CKO_ENV,
 			"%s: the lock folder is writable by others (mode %04o): chmod go-w %s, or give a folder of "
 			"your own with -d or CKO_LOCK_DIR",
-			dir, (unsigned)(st.st_mode & 07777), dir);
+			dir, (unsigned)(st.st_mode & 07777), cko_shell_quote(dir));
 	return fd;
 }
 

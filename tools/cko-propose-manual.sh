@@ -3,6 +3,8 @@
 # iteration N it takes DIR/iter-NNN/cJ/{kernel.cu,launch.json[,note.txt]}
 # (or DIR/NNN-J/...) for each candidate J; a missing one is "none".
 usage() { echo "usage: cko-propose-manual -i iteration -k count -o iter-dir proposals-dir" >&2; exit 2; }
+# shq WORD: WORD for the shell, in single quotes only when needed.
+shq() { case $1 in '' | *[!A-Za-z0-9_@%+=:,./-]*) printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")" ;; *) printf %s "$1" ;; esac; }
 iter= k=1 out=
 while getopts i:k:o:h o; do
 	case $o in
@@ -14,7 +16,7 @@ shift $((OPTIND - 1))
 dir=$1
 [ -d "$dir" ] || { echo "cko-propose-manual: $dir: no such folder" >&2; exit 2; }
 p=$(dirname "$out")
-[ -d "$p" ] || { echo "cko-propose-manual: $out: folder $p does not exist: create it first (mkdir -p $p) or write elsewhere" >&2; exit 2; }
+[ -d "$p" ] || { echo "cko-propose-manual: $out: folder $p does not exist: create it first (mkdir -p $(shq "$p")) or write elsewhere" >&2; exit 2; }
 case $iter in *[!0-9]*|'') usage ;; esac
 num=$(echo "$iter" | sed 's/^0*//; s/^$/0/')
 n=$(printf %03d "$num")

@@ -5,6 +5,8 @@ usage() {
 	echo "usage: cko-sanitize [--tools list] [--tries n] [--no-sandbox] [-o sanitize.json] (--history history.json | request.json...)"
 	exit "${1:-2}"
 }
+# shq WORD: WORD for the shell, in single quotes only when needed.
+shq() { case $1 in '' | *[!A-Za-z0-9_@%+=:,./-]*) printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")" ;; *) printf %s "$1" ;; esac; }
 tools=memcheck,racecheck tries=3 out=- history=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -23,7 +25,7 @@ done
 [ -n "$history" ] || [ $# -gt 0 ] || usage
 say() { echo "cko-sanitize: $*" >&2; }
 if [ "$out" != - ] && ! [ -d "$(dirname "$out")" ]; then
-	say "$out: folder $(dirname "$out") does not exist: create it first (mkdir -p $(dirname "$out")) or write elsewhere"
+	say "$out: folder $(dirname "$out") does not exist: create it first (mkdir -p $(shq "$(dirname "$out")")) or write elsewhere"
 	exit 2
 fi
 CS=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)}

@@ -225,6 +225,29 @@ static void utf8_cut(void)
 	CHECK("utf8-cut-zero", cko_utf8_cut(s, n, 0) == 0);
 }
 
+static void quoting(void)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{"/work/results/run-001", "/work/results/run-001"},
+		{"/path with space/run-001", "'/path with space/run-001'"},
+		{"it's", "'it'\\''s'"},
+		{"", "''"},
+		{"a$b`c\"d", "'a$b`c\"d'"},
+		{"-x=1,2:3@4%5+6", "-x=1,2:3@4%5+6"},
+		{"tab\there", "'tab\there'"},
+		{"*.cu", "'*.cu'"},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		char *q = cko_shell_quote(t[i].in);
+		char name[64];
+		snprintf(name, sizeof name, "fs-shell-quote-%zu", i);
+		CHECK(name, !strcmp(q, t[i].out));
+		free(q);
+	}
+}
+
 int main(void)
 {
 	const char *t = getenv("TEST_TMP");
@@ -235,6 +258,7 @@ int main(void)
 	listing();
 	paths();
 	utf8_cut();
+	quoting();
 	free(dir);
 	TEST_END();
 }
