@@ -76,6 +76,19 @@ static char *abs_path(const char *p)
 	return xstrdup(p);
 }
 
+/* A folder cko-init made: it has run.mk, workload/ or summary.json. */
+static int is_run_dir(const char *dir)
+{
+	static const char *const marks[] = {"run.mk", "workload", "summary.json"};
+	int found = 0;
+	for (size_t i = 0; i < sizeof marks / sizeof marks[0] && !found; i++) {
+		char *p = cko_path_join(dir, marks[i]);
+		found = cko_exists(p);
+		free(p);
+	}
+	return found;
+}
+
 /* results/run-NNN: the next number after the highest present; mkdir is the
  * lock, so a concurrent cko-init takes the number after. */
 static char *make_run_dir(const char *results)
@@ -295,6 +308,11 @@ int main(int argc, char **argv)
 		};
 		if (!cko_is_dir(from))
 			cko_die(CKO_BADINPUT, "--from %s: no such run folder", from);
+		if (!is_run_dir(from))
+			cko_die(CKO_BADINPUT,
+				"--from %s: %s is not a run folder (no run.mk, workload/ or summary.json): give a "
+				"folder cko-init made, such as results/run-001",
+				from, from);
 		for (int i = 0; i < NPARTS; i++)
 			for (int k = 0; k < 2 && sub[i][k] && !parts[i].src; k++) {
 				char *p = xasprintf("%s/%s", from, sub[i][k]);
