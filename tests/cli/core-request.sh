@@ -23,6 +23,10 @@ expect_grep request/unknown-key-named 'launch-typo.json: blocks: unknown key' "$
 echo '{"entry": "scale", "params": [{"name": "x", "kind": "buffer", "dtype": "f33", "role": "in", "shape": ["n"]}]}' >badsig.json
 expect_status request/bad-dtype 2 cko-request -s badsig.json -l "$D/launch.json" -b k.cubin -c "$D/cases" -o x
 expect_grep request/bad-dtype-named "badsig.json: params\[0\].dtype: unknown dtype 'f33'" "$T/last.err"
+# JSON nested too deeply is named as such, with the file and position.
+awk 'BEGIN { for (i = 0; i < 1001; i++) printf "["; for (i = 0; i < 1001; i++) printf "]"; print "" }' >deep.json
+expect_status request/deep-json 2 cko-request -s "$D/sig.json" -l deep.json -b k.cubin -c "$D/cases" -o deep
+expect_grep request/deep-json-says 'deep.json: malformed JSON: line 1, column 1001: nested deeper than 1000 levels' "$T/last.err"
 # CUDA's limits: threads per block, each block and grid dimension, and the
 # GPU's shared memory per block (props.json) are verdicts naming the limit.
 printf '{"grid": [1], "block": [1024, 1024, 64]}' >big-block.json
