@@ -27,6 +27,12 @@ enum {
 void cko_setprog(const char *argv0);
 const char *cko_prog(void);
 _Noreturn void cko_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Text as it may be shown on a terminal: C0 controls but newline and tab,
+ * DEL and bytes that are no UTF-8 become \xNN, C1 controls \u00NN; out
+ * needs 4 * n + 1 bytes. Returns the length written. cko_die, cko_warn
+ * and cko_info show their messages so. */
+size_t cko_visible(char *out, const char *in, size_t n);
+char *cko_text_visible(const char *s); /* allocated */
 void cko_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress on stderr unless CKO_QUIET is set in the environment. */
 void cko_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

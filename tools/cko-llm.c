@@ -415,7 +415,9 @@ static int extract_candidate(const cJSON *resp, const char *rpath, const char *s
 		cJSON_AddStringToObject(p, "reason", reason);
 	else
 		cJSON_AddNullToObject(p, "reason");
-	cJSON_AddStringToObject(p, "note", cko_jstr_opt(a, "note", ""));
+	char *note = cko_text_visible(cko_jstr_opt(a, "note", "")); /* controls shown, not stored raw */
+	cJSON_AddStringToObject(p, "note", note);
+	free(note);
 	if (parent)
 		cJSON_AddStringToObject(p, "parent", parent);
 	else
