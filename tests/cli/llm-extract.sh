@@ -2,6 +2,7 @@
 # (kernel.cu, launch.json, proposal.json), or as one generated file.
 . "$(dirname "$0")/../lib.sh"
 . "$CKO_TOP/tests/data/llm/fake.sh"
+mkdir -p "$T/gen" # outputs go into existing folders
 SIG=$LLMDATA/signature.json
 CASES=$LLMDATA/cases
 
