@@ -350,14 +350,15 @@ int cko_launch_limits(cko_launch *l, const char *case_name, char *err, size_t er
 	for (int i = 0; i < 3; i++) {
 		if (l->grid[i] < 1 || l->grid[i] > max_grid[i]) {
 			l->limit = grid_limit[i];
-			snprintf(err, errlen, "grid[%d] is %lld for case %s; CUDA allows 1 to %lld blocks in %c (%s)", i,
-				 (long long)l->grid[i], case_name, (long long)max_grid[i], axis[i], grid_limit[i]);
+			snprintf(err, errlen, "grid[%d] is %lld for case %s; CUDA allows 1 to %lld blocks in %c (%s)",
+				 i, (long long)l->grid[i], case_name, (long long)max_grid[i], axis[i], grid_limit[i]);
 			return -1;
 		}
 		if (l->block[i] < 1 || l->block[i] > max_block[i]) {
 			l->limit = block_limit[i];
-			snprintf(err, errlen, "block[%d] is %lld for case %s; CUDA allows 1 to %lld threads in %c (%s)", i,
-				 (long long)l->block[i], case_name, (long long)max_block[i], axis[i], block_limit[i]);
+			snprintf(err, errlen, "block[%d] is %lld for case %s; CUDA allows 1 to %lld threads in %c (%s)",
+				 i, (long long)l->block[i], case_name, (long long)max_block[i], axis[i],
+				 block_limit[i]);
 			return -1;
 		}
 	}

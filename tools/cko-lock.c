@@ -42,7 +42,8 @@ static int open_lock_dir(const char *dir)
 	}
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		cko_die(CKO_ENV, "%s: %s: the lock folder must be a folder, not a link; remove it, or give another with -d",
+		cko_die(CKO_ENV,
+			"%s: %s: the lock folder must be a folder, not a link; remove it, or give another with -d",
 			dir, strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st))

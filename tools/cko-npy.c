@@ -88,12 +88,14 @@ static void put(const cko_tensor *t, size_t i, const char *text, int saturate, c
 	const char *name = cko_dtype_name(t->dtype);
 	if (cko_dtype_is_float(t->dtype)) {
 		double m = float_max(t->dtype);
-		int over = isfinite(v) && fabsl(v) > (long double)m &&
-			   (errno == ERANGE || isinf(t->dtype == CKO_F16 ? cko_half_to_float(cko_float_to_half((float)v))
-						: t->dtype == CKO_F32 ? (double)(float)v
-									: (double)v));
-		if (errno == ERANGE && isinf(v))
-			over = 1; /* beyond even long double */
+		int over = errno == ERANGE && isinf(v); /* beyond even long double */
+		if (isfinite(v) && fabsl(v) > (long double)m) {
+			/* past the largest finite value: too large when it rounds to inf */
+			double d = (double)v;
+			over = t->dtype == CKO_F16   ? isinf(cko_half_to_float(cko_float_to_half((float)d)))
+			       : t->dtype == CKO_F32 ? isinf((float)d)
+						     : isinf(d);
+		}
 		if (over && !saturate)
 			cko_die(CKO_BADINPUT,
 				"%s: the value %s at index %zu is out of %s's range (-%g to %g, or inf, -inf, nan): "

@@ -166,9 +166,11 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 	if (!prop) {
 		status = "invalid", stage = "propose", reason = xstrdup("no proposal.json");
 	} else if (!strcmp(status_of(prop), "none")) {
-		status = "skipped", stage = "propose", reason = cko_text_visible(cko_jstr_opt(prop, "note", "nothing proposed"));
+		status = "skipped", stage = "propose";
+		reason = cko_text_visible(cko_jstr_opt(prop, "note", "nothing proposed"));
 	} else if (!is_ok(prop)) {
-		status = "invalid", stage = "propose", reason = xstrdup(cko_jstr_opt(prop, "reason", "invalid proposal"));
+		status = "invalid", stage = "propose";
+		reason = cko_text_visible(cko_jstr_opt(prop, "reason", "invalid proposal"));
 	} else if (!is_ok(comp)) {
 		status = "invalid", stage = "compile", reason = log_errors(cko_jstr_opt(comp, "log", ""));
 	} else if (!is_ok(reqs)) {
@@ -621,7 +623,8 @@ static int print_summary(const char *path)
 	if (!cko_jstr_opt(s, "best", NULL)) {
 		printf("no verified candidate\n");
 	} else {
-		printf("best %s, geomean %.4g ms", vis(cko_jstr_opt(s, "best", "?")), cko_jnum_opt(s, "best_geomean_ms", 0));
+		printf("best %s, geomean %.4g ms", vis(cko_jstr_opt(s, "best", "?")),
+		       cko_jnum_opt(s, "best_geomean_ms", 0));
 		if (cko_jget(s, "speedup_vs_reference"))
 			printf(", %.2fx vs reference", cko_jnum_opt(s, "speedup_vs_reference", 0));
 		if (cko_jget(s, "speedup_vs_initial"))
