@@ -29,6 +29,12 @@ const char *cko_prog(void);
 /* argv[0] as given to cko_setprog (NULL before). */
 const char *cko_argv0(void);
 _Noreturn void cko_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Text as it may be shown on a terminal: C0 controls but newline and tab,
+ * DEL and bytes that are no UTF-8 become \xNN, C1 controls \u00NN; out
+ * needs 4 * n + 1 bytes. Returns the length written. cko_die, cko_warn
+ * and cko_info show their messages so. */
+size_t cko_visible(char *out, const char *in, size_t n);
+char *cko_text_visible(const char *s); /* allocated */
 void cko_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress on stderr unless CKO_QUIET is set in the environment. */
 void cko_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -80,6 +86,13 @@ int cko_write_if_changed(const char *path, const void *data, size_t len);
 /* Copies a file (at most 64 MiB) atomically; dies naming it on trouble. */
 void cko_copy_file(const char *from, const char *to);
 void cko_mkdir_p(const char *path);
+/* An output named on the command line (a file, or a folder the tool makes)
+ * must be in an existing folder: dies with status 2 naming it otherwise.
+ * Tools create only their own output folder and what is inside it. */
+void cko_out_check(const char *path);
+/* s as one shell word: unchanged when it holds only safe characters, else
+ * in single quotes (a ' as '\''); for commands printed as hints. Allocated. */
+char *cko_shell_quote(const char *s);
 int cko_exists(const char *path);
 /* A file's identity for a record made from it: {"bytes", "mtime_ns"};
  * cko_file_stamp_matches: 1 if path still has them. */
@@ -285,6 +298,7 @@ int cko_is_ident(const char *s);
 /* Launch rules for one case: the result of evaluating launch.json. */
 typedef struct {
 	int64_t grid[3], block[3], smem;
+	const char *limit; /* the CUDA limit a failed rule breaks (props.json's name), or NULL */
 } cko_launch;
 /* Validates launch.json's structure (keys, define names and values,
  * expression syntax); dies with status 2 naming the file and field. */
@@ -295,6 +309,9 @@ void cko_launch_defines_env(const cJSON *launch, cko_env *env);
  * hidden); 0 or -1 with err (a verdict about the candidate). */
 int cko_launch_eval(const cJSON *launch, const char *case_name, int hidden, const cko_env *env, cko_launch *out,
 		    char *err, size_t errlen);
+/* Checks grid, block and smem against CUDA's limits (per dimension and
+ * threads per block); 0 or -1 with err and l->limit set. */
+int cko_launch_limits(cko_launch *l, const char *case_name, char *err, size_t errlen);
 /* The -D text of a define value (an integer or a string) into buf; 0 if it is neither. */
 int cko_define_text(const cJSON *v, char *buf, size_t n);
 /* Checks a define name and value as accepted on the command line. */

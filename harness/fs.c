@@ -233,6 +233,41 @@ void cko_mkdir_p(const char *path)
 	free(p);
 }
 
+char *cko_shell_quote(const char *s)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-";
+	if (*s && strspn(s, safe) == strlen(s))
+		return xstrdup(s);
+	cko_buf b = {0};
+	buf_puts(&b, "'");
+	for (const char *p = s; *p; p++)
+		if (*p == '\'')
+			buf_puts(&b, "'\\''");
+		else
+			buf_add(&b, p, 1);
+	buf_puts(&b, "'");
+	return b.s;
+}
+
+void cko_out_check(const char *path)
+{
+	if (!path || !*path || !strcmp(path, "-"))
+		return;
+	char *p = xstrdup(path);
+	for (size_t n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
+		p[n - 1] = 0; /* a folder named as "dir/" */
+	char *d = cko_dirname(p);
+	free(p);
+	if (!cko_exists(d)) {
+		char *q = cko_shell_quote(d);
+		cko_die(CKO_BADINPUT, "%s: folder %s does not exist: create it first (mkdir -p %s) or write elsewhere",
+			path, d, q);
+	}
+	if (!cko_is_dir(d))
+		cko_die(CKO_BADINPUT, "%s: %s is not a folder", path, d);
+	free(d);
+}
+
 int cko_exists(const char *path)
 {
 	struct stat st;

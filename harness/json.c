@@ -20,6 +20,33 @@ static void line_col(const char *text, size_t off, int *line, int *col)
 	}
 }
 
+/* Whether cJSON stopped at off because the value there opens one level more
+ * than CJSON_NESTING_LIMIT allows: counts the [ and { open before off,
+ * outside strings. */
+static int too_deep(const char *text, size_t off)
+{
+	if (text[off] != '[' && text[off] != '{')
+		return 0;
+	long depth = 0;
+	int in_str = 0;
+	for (size_t i = 0; i < off; i++) {
+		char c = text[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '[' || c == '{') {
+			depth++;
+		} else if (c == ']' || c == '}') {
+			depth--;
+		}
+	}
+	return depth >= CJSON_NESTING_LIMIT;
+}
+
 static int cmp_keys(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* A key that occurs twice among an object's members, or NULL. Pairwise for
@@ -79,8 +106,12 @@ cJSON *cko_json_parse(const char *text, size_t len, char *err, size_t errlen)
 		int line, col;
 		size_t off = end && end >= text ? (size_t)(end - text) : 0;
 		line_col(text, off, &line, &col);
-		snprintf(err, errlen, "line %d, column %d: %s", line, col,
-			 off >= len ? "unexpected end of input" : "syntax error");
+		if (off < len && too_deep(text, off))
+			snprintf(err, errlen, "line %d, column %d: nested deeper than %d levels (arrays and objects)",
+				 line, col, CJSON_NESTING_LIMIT);
+		else
+			snprintf(err, errlen, "line %d, column %d: %s", line, col,
+				 off >= len ? "unexpected end of input" : "syntax error");
 		return NULL;
 	}
 	/* Anything but white space after the value is an error. */

@@ -386,6 +386,20 @@ static cJSON *from_fenced(llm_kind kind, const char *t, size_t len, char *err, s
 	return a;
 }
 
+/* The model's note is stored (proposal.json, history.json) and shown with
+ * its terminal controls (ESC, other C0 but newline and tab, C1) visible as
+ * \xNN or \u00NN, never raw. */
+static cJSON *visible_note(cJSON *a)
+{
+	cJSON *n = cko_jget(a, "note") ? cJSON_GetObjectItem(a, "note") : NULL;
+	if (cJSON_IsString(n)) {
+		char *v = cko_text_visible(n->valuestring);
+		cJSON_SetValuestring(n, v);
+		free(v);
+	}
+	return a;
+}
+
 cJSON *llm_answer_extract(llm_kind kind, const char *content, size_t len, int fenced, const char **how, char *err,
 			  size_t errlen)
 {
@@ -405,8 +419,8 @@ cJSON *llm_answer_extract(llm_kind kind, const char *content, size_t len, int fe
 		cJSON *a = from_json(kind, j, err, errlen);
 		cJSON_Delete(j);
 		if (a || !fenced)
-			return a;
+			return visible_note(a);
 	}
 	*how = "fenced";
-	return from_fenced(kind, content, len, err, errlen);
+	return visible_note(from_fenced(kind, content, len, err, errlen));
 }

@@ -332,11 +332,6 @@ int llm_check_launch(const cJSON *launch, const cko_signature *sig, const char *
 		cko_launch_defines_env(launch, &env);
 		cko_launch l;
 		int bad = cko_launch_eval(launch, name, hidden, &env, &l, e, sizeof e);
-		if (!bad && l.block[0] * l.block[1] * l.block[2] > 1024) {
-			snprintf(e, sizeof e, "block has %lld threads for case %s (at most 1024)",
-				 (long long)(l.block[0] * l.block[1] * l.block[2]), name);
-			bad = 1;
-		}
 		int ci = 0;
 		for (const cJSON *k = cko_jget(launch, "constraints") ? cko_jget(launch, "constraints")->child : NULL;
 		     k && !bad; k = k->next, ci++) {

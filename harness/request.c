@@ -42,6 +42,10 @@ void cko_request_load(const char *path, cko_request *rq)
 	rq->launch.smem = cko_jint_opt(root, "smem", 0, path, "");
 	if (rq->launch.smem < 0)
 		cko_jfail(path, "smem", "must be >= 0");
+	char err[512];
+	if (cko_launch_limits(&rq->launch, rq->case_name, err, sizeof err))
+		cko_jfail(path, !rq->launch.limit ? "smem" : strstr(rq->launch.limit, "grid") ? "grid" : "block", "%s",
+			  err);
 	rq->flops = cko_jnum_opt(root, "flops", 0);
 	rq->bytes = cko_jnum_opt(root, "bytes", 0);
 	const char *out = cko_jstr_opt(root, "out", NULL);

@@ -323,6 +323,7 @@ int cko_launch_eval(const cJSON *l, const char *case_name, int hidden, const cko
 	const cJSON *grid = cko_jget(ov, "grid") ? cko_jget(ov, "grid") : cko_jget(l, "grid");
 	const cJSON *block = cko_jget(ov, "block") ? cko_jget(ov, "block") : cko_jget(l, "block");
 	const cJSON *smem = cko_jget(ov, "smem") ? cko_jget(ov, "smem") : cko_jget(l, "smem");
+	out->limit = NULL;
 	if (!grid || !block) {
 		snprintf(err, errlen, "launch rule lacks grid or block");
 		return -1;
@@ -333,19 +334,46 @@ int cko_launch_eval(const cJSON *l, const char *case_name, int hidden, const cko
 	out->smem = 0;
 	if (smem && eval_dims(smem, env, &out->smem, 1, "smem", err, errlen))
 		return -1;
+	return cko_launch_limits(out, case_name, err, errlen);
+}
+
+/* CUDA's limits on every current GPU (the programming guide's table of
+ * compute capabilities); props.json repeats them as max_grid_x etc. */
+static const int64_t max_grid[3] = {INT32_MAX, 65535, 65535};
+static const int64_t max_block[3] = {1024, 1024, 64};
+static const char *const grid_limit[3] = {"max_grid_x", "max_grid_y", "max_grid_z"};
+static const char *const block_limit[3] = {"max_block_x", "max_block_y", "max_block_z"};
+
+int cko_launch_limits(cko_launch *l, const char *case_name, char *err, size_t errlen)
+{
+	static const char axis[] = "xyz";
 	for (int i = 0; i < 3; i++) {
-		if (out->grid[i] < 1 || out->grid[i] > INT32_MAX) {
-			snprintf(err, errlen, "grid[%d] is %lld for case %s", i, (long long)out->grid[i], case_name);
+		if (l->grid[i] < 1 || l->grid[i] > max_grid[i]) {
+			l->limit = grid_limit[i];
+			snprintf(err, errlen, "grid[%d] is %lld for case %s; CUDA allows 1 to %lld blocks in %c (%s)",
+				 i, (long long)l->grid[i], case_name, (long long)max_grid[i], axis[i], grid_limit[i]);
 			return -1;
 		}
-		if (out->block[i] < 1 || out->block[i] > 1024) {
-			snprintf(err, errlen, "block[%d] is %lld for case %s (1..1024)", i, (long long)out->block[i],
-				 case_name);
+		if (l->block[i] < 1 || l->block[i] > max_block[i]) {
+			l->limit = block_limit[i];
+			snprintf(err, errlen, "block[%d] is %lld for case %s; CUDA allows 1 to %lld threads in %c (%s)",
+				 i, (long long)l->block[i], case_name, (long long)max_block[i], axis[i],
+				 block_limit[i]);
 			return -1;
 		}
 	}
-	if (out->smem < 0 || out->smem > (1 << 30)) {
-		snprintf(err, errlen, "smem is %lld for case %s", (long long)out->smem, case_name);
+	int64_t threads = l->block[0] * l->block[1] * l->block[2];
+	if (threads > 1024) {
+		l->limit = "max_threads_per_block";
+		snprintf(err, errlen,
+			 "block [%lld, %lld, %lld] has %lld threads for case %s; CUDA allows at most 1024 threads per "
+			 "block (max_threads_per_block): make the block smaller",
+			 (long long)l->block[0], (long long)l->block[1], (long long)l->block[2], (long long)threads,
+			 case_name);
+		return -1;
+	}
+	if (l->smem < 0 || l->smem > (1 << 30)) {
+		snprintf(err, errlen, "smem is %lld bytes for case %s (0 to 2^30)", (long long)l->smem, case_name);
 		return -1;
 	}
 	return 0;

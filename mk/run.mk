@@ -154,7 +154,7 @@ reference/compile.json: $(REFERENCE) $(REFERENCE_LAUNCH) $(SIGNATURE) props.json
 	cko-compile --arch $$(jq -r .arch props.json) -t $(COMPILE_TIMEOUT) -m $(COMPILE_MEMORY) -s $(SIGNATURE) -l $(REFERENCE_LAUNCH) -o reference/kernel.cubin -j $@ $(REFERENCE)
 
 reference/requests/index.json: reference/compile.json cases/index.json
-	cko-request --reference -s $(SIGNATURE) -l $(REFERENCE_LAUNCH) -b reference/kernel.cubin -c cases -o reference/requests
+	cko-request --reference --props props.json -s $(SIGNATURE) -l $(REFERENCE_LAUNCH) -b reference/kernel.cubin -c cases -o reference/requests
 
 # The reference's outputs are the expected outputs; a reference that fails
 # its own checks (faults, unwritten elements, nondeterminism) stops the run.
@@ -178,7 +178,7 @@ $(1)/compile.json: $(2) props.json $(SIGNATURE)
 
 $(1)/requests/index.json: $(1)/compile.json cases/index.json reference/run.json
 	@if $$(call okay,$(1)/compile.json); then \
-	  cko-request -s $(SIGNATURE) -l $(1)/launch.json -b $(1)/kernel.cubin -c cases -o $(1)/requests $$(VERDICT); \
+	  cko-request --props props.json -s $(SIGNATURE) -l $(1)/launch.json -b $(1)/kernel.cubin -c cases -o $(1)/requests $$(VERDICT); \
 	else mkdir -p $(1)/requests && $$(call skip,compile: $$$$(jq -r .status $(1)/compile.json)); fi
 
 $(1)/run.json: $(1)/requests/index.json

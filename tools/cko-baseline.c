@@ -154,6 +154,7 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc || warmup < 0 || iters < 1)
 		usage(2);
+	cko_out_check(out);
 	cko_requests_check(argc - optind, argv + optind);
 	cko_gpu g;
 	cko_gpu_open(&g); /* the primary context, which cuBLAS shares */

@@ -218,6 +218,7 @@ int main(int argc, char **argv)
 		default: usage(2);
 		}
 	}
+	cko_out_check(out_path);
 	cJSON *out = cJSON_CreateObject();
 	cJSON_AddStringToObject(out, "tool", "cko-compare");
 	cJSON *status = cJSON_AddStringToObject(out, "status", "pass");

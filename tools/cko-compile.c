@@ -256,6 +256,8 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1 || !cubin)
 		usage(2);
+	cko_out_check(cubin);
+	cko_out_check(json);
 	const char *srcpath = argv[optind];
 	if (entry && !cko_is_ident(entry))
 		cko_die(CKO_BADINPUT, "entry '%s' is not a C identifier", entry);

@@ -667,6 +667,7 @@ int main(int argc, char **argv)
 		}
 	}
 	char *query = join_args(argc - optind, argv + optind);
+	cko_out_check(out);
 	if (topic) {
 		if (optind != argc)
 			usage(2);

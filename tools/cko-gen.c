@@ -693,6 +693,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 2)
 		usage(2);
+	cko_out_check(outdir);
 	spec S;
 	load_spec(&S, argv[optind], argv[optind + 1], have_seed, hseed);
 	int nhidden = S.ncases - S.nexplicit;

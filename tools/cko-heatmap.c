@@ -478,6 +478,8 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		usage(2);
+	cko_out_check(prefix);
+	cko_out_check(save);
 	const char *file = argv[optind];
 	cJSON *root = cko_json_load(file);
 	history h;

@@ -115,6 +115,19 @@ static char *abs_path(const char *p)
 	return xstrdup(p);
 }
 
+/* A folder cko-init made: it has run.mk, workload/ or summary.json. */
+static int is_run_dir(const char *dir)
+{
+	static const char *const marks[] = {"run.mk", "workload", "summary.json"};
+	int found = 0;
+	for (size_t i = 0; i < sizeof marks / sizeof marks[0] && !found; i++) {
+		char *p = cko_path_join(dir, marks[i]);
+		found = cko_exists(p);
+		free(p);
+	}
+	return found;
+}
+
 /* The run folder is built in a hidden sibling, results/.run-new.PID, and
  * renamed to results/run-NNN only when complete: a failure (a full disk)
  * removes it and leaves no half run folder. */
@@ -353,6 +366,7 @@ int main(int argc, char **argv)
 			cko_die(CKO_BADINPUT, "--run-dir %s: exists; remove it or give another", run_dir);
 		results = cko_dirname(run_dir);
 	}
+	cko_out_check(results);
 	cko_sandbox_check(); /* before anything is made: no Landlock needs --no-sandbox */
 	char *share = share_dir();
 
@@ -430,6 +444,11 @@ int main(int argc, char **argv)
 		};
 		if (!cko_is_dir(from))
 			cko_die(CKO_BADINPUT, "--from %s: no such run folder", from);
+		if (!is_run_dir(from))
+			cko_die(CKO_BADINPUT,
+				"--from %s: %s is not a run folder (no run.mk, workload/ or summary.json): give a "
+				"folder cko-init made, such as results/run-001",
+				from, from);
 		for (int i = 0; i < NPARTS; i++)
 			for (int k = 0; k < 2 && sub[i][k] && !parts[i].src; k++) {
 				char *p = xasprintf("%s/%s", from, sub[i][k]);
@@ -586,7 +605,9 @@ int main(int argc, char **argv)
 	}
 	buf_printf(&mk, "include $(CKO_SHARE)/mk/run.mk\n");
 	run = place_run_dir(results, run, &mk, run_dir);
-	cko_info("created %s: run it with  make -C %s -f run.mk", run, run);
+	char *q = cko_shell_quote(run);
+	cko_info("created %s: run it with  make -C %s -f run.mk", run, q);
+	free(q);
 	printf("%s\n", run);
 	return 0;
 }

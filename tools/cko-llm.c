@@ -143,6 +143,7 @@ static int cmd_render(int argc, char **argv)
 	}
 	if (!tmpl || !out || optind != argc)
 		usage(2);
+	cko_out_check(out);
 	char *tpath = llm_template_path(tmpl);
 	char *tdir = cko_dirname(tpath);
 	const char *base = strrchr(tpath, '/') ? strrchr(tpath, '/') + 1 : tpath;
@@ -264,6 +265,9 @@ static int cmd_ask(int argc, char **argv)
 	}
 	if (!out || optind != argc - 1)
 		usage(2);
+	cko_out_check(out);
+	cko_out_check(transcript);
+	cko_out_check(usage_path);
 	if (enable && !manifest)
 		cko_die(CKO_BADINPUT, "--enable needs --tools manifest.json");
 	const char *ppath = argv[optind];
@@ -445,7 +449,9 @@ static int extract_candidate(const cJSON *resp, const char *rpath, const char *s
 		cJSON_AddStringToObject(p, "reason", reason);
 	else
 		cJSON_AddNullToObject(p, "reason");
-	cJSON_AddStringToObject(p, "note", cko_jstr_opt(a, "note", ""));
+	char *note = cko_text_visible(cko_jstr_opt(a, "note", "")); /* controls shown, not stored raw */
+	cJSON_AddStringToObject(p, "note", note);
+	free(note);
 	if (parent)
 		cJSON_AddStringToObject(p, "parent", parent);
 	else
@@ -584,6 +590,7 @@ static int cmd_extract(int argc, char **argv)
 	}
 	if (!out || optind != argc - 1)
 		usage(2);
+	cko_out_check(out);
 	const char *rpath = argv[optind];
 	cJSON *resp = cko_json_load(rpath);
 	if (!cJSON_IsObject(resp) || strcmp(cko_jstr_opt(resp, "tool", ""), "cko-llm"))
@@ -634,6 +641,8 @@ static int cmd_context(int argc, char **argv)
 	}
 	if (!run || iter < 0 || optind != argc || (!out && !which && !meta))
 		usage(2);
+	cko_out_check(out);
+	cko_out_check(meta);
 	llm_context ctx;
 	llm_context_build(run, (int)iter, &ctx);
 	if (out && !strcmp(out, "-"))

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(int status)
@@ -32,6 +33,37 @@ static char *lock_dir(const char *given)
 	if (e && *e)
 		return xstrdup(e);
 	return xasprintf("/tmp/cko-gpu-%ld", (long)getuid());
+}
+
+/* Opens the lock folder, made 0700 if missing. Another user who made it
+ * first (the /tmp name is predictable), or could write into it, could hold
+ * or swap the locks: such a folder, or a link in its place, is refused. */
+static int open_lock_dir(const char *dir)
+{
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		if (errno == ENOENT)
+			cko_out_check(dir);
+		cko_die(CKO_ENV, "%s: %s", dir, strerror(errno));
+	}
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		cko_die(CKO_ENV,
+			"%s: %s: the lock folder must be a folder, not a link; remove it, or give another with -d",
+			dir, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st))
+		cko_die(CKO_ENV, "%s: %s", dir, strerror(errno));
+	if (st.st_uid != geteuid())
+		cko_die(CKO_ENV,
+			"%s: the lock folder is owned by uid %ld, not by you (uid %ld): another user may hold or "
+			"replace its locks; remove it, or give a folder of your own with -d or CKO_LOCK_DIR",
+			dir, (long)st.st_uid, (long)geteuid());
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		cko_die(CKO_ENV,
+			"%s: the lock folder is writable by others (mode %04o): chmod go-w %s, or give a folder of "
+			"your own with -d or CKO_LOCK_DIR",
+			dir, (unsigned)(st.st_mode & 07777), cko_shell_quote(dir));
+	return fd;
 }
 
 /* The K-th entry of a comma-separated CUDA_VISIBLE_DEVICES, or K. */
@@ -75,15 +107,19 @@ int main(int argc, char **argv)
 	if (n < 1 || n > 1024)
 		cko_die(CKO_BADINPUT, "-n %d: expected 1 to 1024 GPUs", n);
 	char *dir = lock_dir(dir_opt);
-	cko_mkdir_p(dir);
+	int dfd = open_lock_dir(dir);
 	int *fds = xcalloc((size_t)n, sizeof *fds);
 	for (int k = 0; k < n; k++) {
-		char *p = xasprintf("%s/gpu-%d.lock", dir, k);
-		fds[k] = open(p, O_RDWR | O_CREAT, 0666);
+		char name[32];
+		snprintf(name, sizeof name, "gpu-%d.lock", k);
+		fds[k] = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW, 0600); /* kept across exec: the lock */
 		if (fds[k] < 0)
-			cko_die(CKO_ENV, "%s: %s", p, strerror(errno));
-		free(p);
+			cko_die(CKO_ENV, "%s/%s: %s", dir, name, strerror(errno));
+		struct stat st;
+		if (!fstat(fds[k], &st) && (st.st_mode & 077))
+			fchmod(fds[k], 0600); /* made 0666 by an older cko-lock */
 	}
+	close(dfd);
 	/* Try every slot; while all are busy, poll (a step takes seconds). */
 	int slot = -1;
 	double t0 = cko_now();

@@ -173,6 +173,10 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc - 1 || (optind == argc && !csv_in))
 		usage(2);
+	cko_out_check(out_json);
+	cko_out_check(out_summary);
+	cko_out_check(report);
+	cko_out_check(csv_save);
 	const char *reqpath = optind < argc ? argv[optind] : NULL;
 	if (report && (strlen(report) < 9 || strcmp(report + strlen(report) - 8, ".ncu-rep")))
 		cko_die(CKO_BADINPUT, "--report %s: the name must end in .ncu-rep", report);

@@ -14,6 +14,8 @@ EOF
 	exit "$1"
 }
 case $1 in --help) usage 0 ;; esac
+# shq WORD: WORD for the shell, in single quotes only when needed.
+shq() { case $1 in '' | *[!A-Za-z0-9_@%+=:,./-]*) printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")" ;; *) printf %s "$1" ;; esac; }
 iter= k=1 out=
 while getopts :i:k:o:h o; do
 	case $o in
@@ -26,6 +28,8 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] && [ -n "$iter" ] && [ -n "$out" ] || usage 2
 dir=$1
 [ -d "$dir" ] || { echo "cko-propose-manual: $dir: no such folder" >&2; exit 2; }
+p=$(dirname "$out")
+[ -d "$p" ] || { echo "cko-propose-manual: $out: folder $p does not exist: create it first (mkdir -p $(shq "$p")) or write elsewhere" >&2; exit 2; }
 case $iter in *[!0-9]*|'') usage 2 ;; esac
 num=$(echo "$iter" | sed 's/^0*//; s/^$/0/')
 n=$(printf %03d "$num")

@@ -133,6 +133,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(2);
+	cko_out_check(path);
 	cko_gpu g;
 	cko_gpu_open(&g);
 	cJSON *o = cJSON_CreateObject();

@@ -180,9 +180,11 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 	if (!prop) {
 		status = "invalid", stage = "propose", reason = xstrdup("no proposal.json");
 	} else if (!strcmp(status_of(prop), "none")) {
-		status = "skipped", stage = "propose", reason = xstrdup(cko_jstr_opt(prop, "note", "nothing proposed"));
+		status = "skipped", stage = "propose";
+		reason = cko_text_visible(cko_jstr_opt(prop, "note", "nothing proposed"));
 	} else if (!is_ok(prop)) {
-		status = "invalid", stage = "propose", reason = xstrdup(cko_jstr_opt(prop, "reason", "invalid proposal"));
+		status = "invalid", stage = "propose";
+		reason = cko_text_visible(cko_jstr_opt(prop, "reason", "invalid proposal"));
 	} else if (!is_ok(comp)) {
 		status = "invalid", stage = "compile", reason = log_errors(cko_jstr_opt(comp, "log", ""));
 	} else if (!is_ok(reqs)) {
@@ -271,8 +273,15 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 	static const char *pk[] = {"proposer", "note", "parent", "hash", "variant", "strategy", "model"};
 	for (size_t i = 0; i < sizeof pk / sizeof pk[0]; i++) {
 		const cJSON *v = cko_jget(prop, pk[i]);
-		if (v)
+		if (cJSON_IsString(v)) {
+			/* proposers' text (a model's, a hand-written note.txt) goes to
+			 * history.json and terminals with its controls shown */
+			char *t = cko_text_visible(v->valuestring);
+			cJSON_AddStringToObject(r, pk[i], t);
+			free(t);
+		} else if (v) {
 			cJSON_AddItemToObject(r, pk[i], cJSON_Duplicate(v, 1));
+		}
 	}
 	if (!cko_jget(r, "hash")) {
 		/* the same content hash cko-tune uses, for proposers that give none */
@@ -607,16 +616,29 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 	return 0;
 }
 
+/* A string of summary.json for the terminal, its controls shown (rotating
+ * buffers: several may be used in one printf). */
+static const char *vis(const char *s)
+{
+	static char *b[8];
+	static int k;
+	k = (k + 1) % 8;
+	free(b[k]);
+	b[k] = cko_text_visible(s);
+	return b[k];
+}
+
 static int print_summary(const char *path)
 {
 	cJSON *s = cko_json_load(path);
 	const cJSON *cn = cko_jget(s, "counts");
-	printf("%s on %s (proposer %s): ", cko_jstr_opt(s, "workload", "?"), cko_jstr_opt(s, "gpu", "?"),
-	       cko_jstr_opt(s, "proposer", "?"));
+	printf("%s on %s (proposer %s): ", vis(cko_jstr_opt(s, "workload", "?")), vis(cko_jstr_opt(s, "gpu", "?")),
+	       vis(cko_jstr_opt(s, "proposer", "?")));
 	if (!cko_jstr_opt(s, "best", NULL)) {
 		printf("no verified candidate\n");
 	} else {
-		printf("best %s, geomean %.4g ms", cko_jstr_opt(s, "best", "?"), cko_jnum_opt(s, "best_geomean_ms", 0));
+		printf("best %s, geomean %.4g ms", vis(cko_jstr_opt(s, "best", "?")),
+		       cko_jnum_opt(s, "best_geomean_ms", 0));
 		if (cko_jget(s, "speedup_vs_reference"))
 			printf(", %.2fx vs reference", cko_jnum_opt(s, "speedup_vs_reference", 0));
 		if (cko_jget(s, "speedup_vs_initial"))
@@ -629,7 +651,7 @@ static int print_summary(const char *path)
 			char cu[16] = "-";
 			if (cko_jget(c, "fraction_of_cublas"))
 				snprintf(cu, sizeof cu, "%.1f%%", 100 * cko_jnum_opt(c, "fraction_of_cublas", 0));
-			printf("%-24s %11.4g %12.4g %11.4g %8.2fx %8.2f %8.1f %8s\n", cko_jstr_opt(c, "case", "?"),
+			printf("%-24s %11.4g %12.4g %11.4g %8.2fx %8.2f %8.1f %8s\n", vis(cko_jstr_opt(c, "case", "?")),
 			       cko_jnum_opt(c, "best_ms", 0), cko_jnum_opt(c, "reference_ms", 0), cko_jnum_opt(c, "initial_ms", 0),
 			       cko_jnum_opt(c, "speedup_vs_reference", 0), cko_jnum_opt(c, "tflops", 0),
 			       cko_jnum_opt(c, "gbps", 0), cu);
@@ -641,7 +663,7 @@ static int print_summary(const char *path)
 	if (cJSON_GetArraySize(sb)) {
 		printf("sandbox:");
 		for (const cJSON *v = sb->child; v; v = v->next)
-			printf("%s %s", v == sb->child ? "" : ",", cJSON_IsString(v) ? v->valuestring : "?");
+			printf("%s %s", v == sb->child ? "" : ",", vis(cJSON_IsString(v) ? v->valuestring : "?"));
 		printf("\n");
 	}
 	const cJSON *t = cko_jget(s, "tokens");
@@ -691,6 +713,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !!cand + !!run + !!print != 1)
 		usage(2);
+	cko_out_check(out);
 	if (print)
 		return print_summary(print);
 	if (cand) {

@@ -10,7 +10,7 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-request -s signature.json -l launch.json -b kernel.cubin -c cases-dir\n"
-		"                   [-C case]... [--reference] [--outputs dir] -o requests-dir\n"
+		"                   [-C case]... [--reference] [--outputs dir] [--props props.json] -o requests-dir\n"
 		"  -s, --signature signature.json  the kernel's signature\n"
 		"  -l, --launch launch.json        the launch rules (see docs/formats.md)\n"
 		"  -b, --cubin kernel.cubin        the compiled kernel the requests launch\n"
@@ -18,14 +18,16 @@ static void usage(int status)
 		"  -C, --case case                 only this case (repeatable)\n"
 		"      --reference                 requests for the reference: outputs go to cases-dir/CASE/expected\n"
 		"      --outputs dir               where candidate outputs go (default: out/ beside requests-dir)\n"
+		"      --props props.json          the GPU's properties: dynamic shared memory checked against its limit\n"
 		"  -o, --output requests-dir       the folder of the requests and their index.json\n"
 		"  -h, --help                      print this help and exit\n");
 	exit(status);
 }
 
 typedef struct {
-	const char *sig_path, *launch_path, *cubin, *cases, *outdir, *outputs;
+	const char *sig_path, *launch_path, *cubin, *cases, *outdir, *outputs, *props;
 	int reference;
+	int64_t max_smem; /* from props.json; 0 when unknown */
 	char **only;
 	int nonly;
 } opts;
@@ -40,10 +42,11 @@ static int wanted(const opts *o, const char *name)
 	return 0;
 }
 
-/* Builds the request for one case; returns NULL with err for a launch rule
- * that does not evaluate (a verdict about the candidate). */
+/* Builds the request for one case; returns NULL with err (and *limit, the
+ * CUDA limit broken, or NULL) for a launch rule that does not evaluate or
+ * exceeds the GPU's limits (a verdict about the candidate). */
 static cJSON *make_request(const opts *o, const cko_signature *sig, const cJSON *launch, const char *case_dir,
-			   char *err, size_t errlen)
+			   char *err, size_t errlen, const char **limit)
 {
 	char *cpath = xasprintf("%s/case.json", case_dir);
 	cJSON *cs = cko_json_load(cpath);
@@ -56,7 +59,17 @@ static cJSON *make_request(const opts *o, const cko_signature *sig, const cJSON 
 	cko_case_env(sig, cko_jget(cs, "scalars"), cpath, "scalars", &env);
 	cko_launch_defines_env(launch, &env);
 	cko_launch l;
-	if (cko_launch_eval(launch, name, hidden, &env, &l, err, errlen)) {
+	int bad = cko_launch_eval(launch, name, hidden, &env, &l, err, errlen);
+	if (!bad && o->max_smem > 0 && l.smem > o->max_smem) {
+		l.limit = "smem_per_block_optin";
+		snprintf(err, errlen,
+			 "smem is %lld bytes for case %s; this GPU allows at most %lld bytes of shared memory per block "
+			 "(smem_per_block_optin in props.json): use less",
+			 (long long)l.smem, name, (long long)o->max_smem);
+		bad = 1;
+	}
+	if (bad) {
+		*limit = l.limit;
 		cko_env_free(&env);
 		cJSON_Delete(cs);
 		free(cpath);
@@ -137,6 +150,18 @@ static cJSON *make_request(const opts *o, const cko_signature *sig, const cJSON 
 	return rq;
 }
 
+/* The most dynamic shared memory a block may ask for (the opt-in maximum,
+ * which cko-run sets for more than 48 KiB); 0 when props.json lacks it. */
+static int64_t props_smem(const char *path)
+{
+	cJSON *p = cko_json_load(path);
+	int64_t v = cko_jint_opt(p, "smem_per_block_optin", 0, path, "");
+	if (v <= 0)
+		v = cko_jint_opt(p, "smem_per_block", 0, path, "");
+	cJSON_Delete(p);
+	return v > 0 ? v : 0;
+}
+
 int main(int argc, char **argv)
 {
 	cko_setprog(argv[0]);
@@ -145,7 +170,8 @@ int main(int argc, char **argv)
 		{"cubin", required_argument, 0, 'b'},     {"cases", required_argument, 0, 'c'},
 		{"case", required_argument, 0, 'C'},      {"reference", no_argument, 0, 'r'},
 		{"outputs", required_argument, 0, 'O'},   {"output", required_argument, 0, 'o'},
-		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+		{"props", required_argument, 0, 'P'},     {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
 	opts o = {0};
 	o.only = xcalloc((size_t)argc, sizeof *o.only);
@@ -159,6 +185,7 @@ int main(int argc, char **argv)
 		case 'C': o.only[o.nonly++] = optarg; break;
 		case 'r': o.reference = 1; break;
 		case 'O': o.outputs = optarg; break;
+		case 'P': o.props = optarg; break;
 		case 'o': o.outdir = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
@@ -166,12 +193,16 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !o.sig_path || !o.launch_path || !o.cubin || !o.cases || !o.outdir)
 		usage(2);
+	cko_out_check(o.outdir);
+	cko_out_check(o.outputs);
 	char *dflt_outputs = NULL;
 	if (!o.outputs) {
 		char *parent = cko_dirname(o.outdir);
 		o.outputs = dflt_outputs = cko_path_join(parent, "out");
 		free(parent);
 	}
+	if (o.props)
+		o.max_smem = props_smem(o.props);
 	cko_signature sig;
 	cko_signature_load(o.sig_path, &sig);
 	cJSON *launch = cko_json_load(o.launch_path);
@@ -195,7 +226,8 @@ int main(int argc, char **argv)
 			continue;
 		char *cdir = xasprintf("%s/%s", o.cases, name);
 		char err[512];
-		cJSON *rq = make_request(&o, &sig, launch, cdir, err, sizeof err);
+		const char *limit = NULL;
+		cJSON *rq = make_request(&o, &sig, launch, cdir, err, sizeof err, &limit);
 		free(cdir);
 		if (!rq) {
 			int hidden = cJSON_IsTrue(cko_jget(e, "hidden"));
@@ -204,6 +236,8 @@ int main(int argc, char **argv)
 			cJSON_AddStringToObject(summary, "case", name);
 			cJSON_AddStringToObject(summary, "message", err);
 			cJSON_AddBoolToObject(summary, "hidden", hidden);
+			if (limit)
+				cJSON_AddStringToObject(summary, "limit", limit);
 			cko_warn("%s: launch rule fails for case %s: %s", o.launch_path, name, err);
 			verdict = CKO_VERDICT;
 			break;

@@ -375,6 +375,7 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		usage(2);
+	cko_out_check(json_out);
 	cko_requests_check(argc - optind, argv + optind);
 	cko_sandbox_check();
 	int nreq = argc - optind;

@@ -17,6 +17,8 @@ EOF
 # The cko-run beside this script comes first, whatever PATH holds.
 here=$(dirname -- "$0")
 [ -x "$here/cko-run" ] && PATH=$(cd "$here" && pwd):$PATH
+# shq WORD: WORD for the shell, in single quotes only when needed.
+shq() { case $1 in '' | *[!A-Za-z0-9_@%+=:,./-]*) printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")" ;; *) printf %s "$1" ;; esac; }
 tools=memcheck,racecheck tries=3 out=- history=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -34,6 +36,10 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$history" ] || [ $# -gt 0 ] || usage
 say() { echo "cko-sanitize: $*" >&2; }
+if [ "$out" != - ] && ! [ -d "$(dirname "$out")" ]; then
+	say "$out: folder $(dirname "$out") does not exist: create it first (mkdir -p $(shq "$(dirname "$out")")) or write elsewhere"
+	exit 2
+fi
 CS=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cko-sanitize.XXXXXX") || exit 3
 trap 'rm -rf "$tmp"' EXIT

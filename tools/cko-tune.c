@@ -158,6 +158,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || (!space == !kernel) || (!kernel != !launch) || (!out && !list))
 		usage(2);
+	cko_out_check(out);
 	if (strcmp(strategy, "auto") && strcmp(strategy, "exhaustive") && strcmp(strategy, "random") &&
 	    strcmp(strategy, "local"))
 		cko_die(CKO_BADINPUT, "--strategy %s: expected auto, exhaustive, random or local", strategy);

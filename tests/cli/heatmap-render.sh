@@ -3,6 +3,7 @@
 # without candidates still render; malformed histories are exit 2 naming
 # the file; no gnuplot is exit 3.
 . "$(dirname "$0")/../lib.sh"
+mkdir -p "$T/out" # outputs go into existing folders
 H=$CKO_TOP/tests/data/heatmap/history.json
 if ! command -v gnuplot >/dev/null 2>&1; then
 	skip heatmap "gnuplot is not installed"

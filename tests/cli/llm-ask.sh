@@ -2,6 +2,7 @@
 # usage and cost, the transcript, and the key kept out of every file.
 . "$(dirname "$0")/../lib.sh"
 . "$CKO_TOP/tests/data/llm/fake.sh"
+mkdir -p "$T/out" "$T/out2" "$T/out3" "$T/out4" # outputs go into existing folders
 if ! have_python; then skip llm-ask "no python3"; finish; fi
 
 cko-llm render -t propose -s context="The best kernel so far: none." -o "$T/prompt.json" 2>/dev/null

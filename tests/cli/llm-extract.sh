@@ -2,6 +2,7 @@
 # (kernel.cu, launch.json, proposal.json), or as one generated file.
 . "$(dirname "$0")/../lib.sh"
 . "$CKO_TOP/tests/data/llm/fake.sh"
+mkdir -p "$T/gen" # outputs go into existing folders
 SIG=$LLMDATA/signature.json
 CASES=$LLMDATA/cases
 
@@ -79,7 +80,7 @@ ikernel() { # NAME LAUNCH REASON
 	expect_status "$1" 1 extract
 	expect_jq "$1-reason" ".reason | test(\"$3\")" "$T/c/proposal.json"
 }
-ikernel llm-extract-big-block '{"defines": {"BX": 64, "BY": 32}, "grid": [1], "block": ["BX", "BY"]}' 'block has 2048 threads for case odd'
+ikernel llm-extract-big-block '{"defines": {"BX": 64, "BY": 32}, "grid": [1], "block": ["BX", "BY"]}' 'block .64, 32, 1. has 2048 threads for case odd.*max_threads_per_block'
 ikernel llm-extract-bad-expr '{"grid": ["ceil_div(N, Q)"], "block": [32]}' 'grid\\[0\\]: .*Q'
 ikernel llm-extract-bad-key '{"grid": [1], "block": [32], "blocks": [1]}' 'blocks: unknown key'
 ikernel llm-extract-tunable-missing '{"defines": {"BX": 32}, "grid": [1], "block": ["BX"], "tunables": {"BX": [16, 64]}}' 'value 32 is not among'

@@ -3,6 +3,7 @@
 # into kernel, launch and note.
 . "$(dirname "$0")/../lib.sh"
 . "$CKO_TOP/tests/data/llm/fake.sh"
+mkdir -p "$T/o" # outputs go into existing folders
 if ! have_python; then skip llm-fenced "no python3"; finish; fi
 
 cko-llm render -t propose -s context="x" -o "$T/prompt.json" 2>/dev/null
@@ -26,7 +27,7 @@ run() { # NAME STATUS 'ENTRIES' [CONFIG]
 	printf '[%s]\n' "$3" >"$T/script.json"
 	fake_start "$T/script.json" || return
 	fake_config "$4"
-	rm -rf "$T/o"
+	rm -rf "$T/o" && mkdir "$T/o"
 	expect_status "$1" "$2" cko-llm ask -c "$T/config.json" --transcript "$T/o/transcript.json" \
 		-o "$T/o/response.json" "$T/prompt.json"
 	fake_stop

@@ -4,6 +4,7 @@
 # file or message.
 . "$(dirname "$0")/../lib.sh"
 . "$CKO_TOP/tests/data/llm/fake.sh"
+mkdir -p "$T/o" # outputs go into existing folders
 if ! have_python; then skip llm-key "no python3"; finish; fi
 
 cko-llm render -t propose -s context="x" -o "$T/prompt.json" 2>/dev/null

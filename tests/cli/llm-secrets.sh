@@ -2,6 +2,7 @@
 # anything saved (docs/model.md, "The API key"). No network but 127.0.0.1.
 . "$(dirname "$0")/../lib.sh"
 . "$CKO_TOP/tests/data/llm/fake.sh"
+mkdir -p "$T/o" # outputs go into existing folders
 if ! have_python; then skip llm-secrets "no python3"; finish; fi
 
 cko-llm render -t propose -s context="x" -o "$T/prompt.json" 2>/dev/null

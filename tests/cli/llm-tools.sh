@@ -2,6 +2,7 @@
 # (arguments as whole elements, checked), results sent back, rounds bounded.
 . "$(dirname "$0")/../lib.sh"
 . "$CKO_TOP/tests/data/llm/fake.sh"
+mkdir -p "$T/o" # outputs go into existing folders
 if ! have_python; then skip llm-tools "no python3"; finish; fi
 
 cko-llm render -t propose -s context="x" -o "$T/prompt.json" 2>/dev/null
@@ -14,7 +15,7 @@ run() { # NAME STATUS 'ENTRIES' CONFIG ask-options...
 	shift 4
 	fake_start "$T/script.json" || return
 	fake_config "$cfg"
-	rm -rf "$T/o"
+	rm -rf "$T/o" && mkdir "$T/o"
 	expect_status "$name" "$st" cko-llm ask -c "$T/config.json" --transcript "$T/o/transcript.json" \
 		--usage "$T/o/usage.json" -o "$T/o/response.json" "$@" "$T/prompt.json"
 	fake_stop

@@ -52,9 +52,33 @@ echo "7 8
 9" | cko-npy -t i8 -s 3 -o "$T/in.npy" -
 expect_status npy-tool-stdin 0 cko-npy "$T/in.npy"
 expect_eq npy-tool-stdin-values "$(tail -n 3 "$T/last.out" | tr '\n' ' ')" "7 8 9 "
-cko-npy -t i8 -s 3 -o "$T/sat.npy" -- 300 -300 2.5
+# Values the dtype cannot hold are refused (status 2, the value, its index
+# and the range named, no file left); --saturate clamps them.
+for r in "i8 1 300 -128 to 127" "u8 0 -1 0 to 255" "i32 2 nan -2147483648 to 2147483647" \
+	"f16 1 70000 -65504 to 65504" "i64 0 9223372036854775808 -9223372036854775808 to 9223372036854775807" \
+	"u32 1 inf 0 to 4294967295" "f32 0 1e39 -3.40282e\+38 to 3.40282e\+38"; do
+	set -- $r
+	t=$1 at=$2 v=$3; shift 3
+	case $at in 0) vals="$v 1 2" ;; 1) vals="1 $v 2" ;; *) vals="1 2 $v" ;; esac
+	expect_status "npy-tool-out-of-range-$t" 2 cko-npy -t "$t" -s 3 -o "$T/range.npy" -- $vals &&
+		expect_grep "npy-tool-out-of-range-$t-says-why" \
+			"^cko-npy: $T/range.npy: the value $v at index $at is out of $t's range \\($*.*--saturate" "$T/last.err"
+done
+echo "1 300" | cko-npy -t i8 -s 2 -o "$T/range.npy" - 2>"$T/err"
+expect_grep npy-tool-out-of-range-stdin 'the value 300 at index 1 is out of i8' "$T/err"
+[ -e "$T/range.npy" ] && fail npy-tool-out-of-range-no-file "range.npy written" || ok npy-tool-out-of-range-no-file
+cko-npy -t i8 -s 4 --saturate -o "$T/sat.npy" -- 300 -300 2.5 nan
 expect_status npy-tool-saturate 0 cko-npy "$T/sat.npy"
-expect_eq npy-tool-saturate-values "$(tail -n 3 "$T/last.out" | tr '\n' ' ')" "127 -128 2 "
+expect_eq npy-tool-saturate-values "$(tail -n 4 "$T/last.out" | tr '\n' ' ')" "127 -128 2 0 "
+cko-npy -t f16 -s 2 --saturate -o "$T/sat16.npy" -- 70000 -1e6
+expect_status npy-tool-saturate-f16 0 cko-npy "$T/sat16.npy"
+expect_eq npy-tool-saturate-f16-values "$(tail -n 2 "$T/last.out" | tr '\n' ' ')" "65504 -65504 "
+cko-npy -t f16 -s 3 -o "$T/f16.npy" -- 65519 inf nan
+expect_status npy-tool-f16-edge 0 cko-npy "$T/f16.npy"
+expect_eq npy-tool-f16-edge-values "$(tail -n 3 "$T/last.out" | tr '\n' ' ')" "65504 inf nan "
+cko-npy -t i64 -s 2 -o "$T/i64.npy" -- 9223372036854775807 -9223372036854775808
+expect_status npy-tool-i64-exact 0 cko-npy "$T/i64.npy"
+expect_eq npy-tool-i64-exact-values "$(tail -n 2 "$T/last.out" | tr '\n' ' ')" "9223372036854775807 -9223372036854775808 "
 
 # Files it refuses: status 2, the file and the reason in the message.
 for r in "fortran-f32 Fortran" "bigendian-f32 big-endian" "bool unsupported dtype" "unicode unsupported dtype" \

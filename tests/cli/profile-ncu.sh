@@ -3,6 +3,7 @@
 # the environment failures (no ncu, no counter permission, no kernel,
 # metrics this ncu lacks) that must be exit 3 with profile.json saying why.
 . "$(dirname "$0")/../lib.sh"
+mkdir -p "$T/out" "$T/keep" # outputs go into existing folders
 D=$CKO_TOP/tests/data/ncu
 mkdir -p "$T/req" && cp "$D/request.json" "$T/req/square_4096.json"
 R=$T/req/square_4096.json

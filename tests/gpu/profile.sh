@@ -43,6 +43,7 @@ ARCH=$(jq -r .arch props.json)
 expect_status gpu/profile-compile 0 cko-compile --arch "$ARCH" -e scale -o scale.cubin -j compile.json scale.cu
 expect_status gpu/profile-request 0 cko-request -s sig.json -l launch.json -b scale.cubin -c cases -o requests
 
+mkdir -p prof
 cko-profile --ncu "$NCU_BIN" -o prof/profile.json --summary prof/summary.txt --save-csv prof/raw.csv \
 	requests/big.json >prof.out 2>prof.err
 rc=$?

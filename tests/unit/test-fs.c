@@ -225,6 +225,53 @@ static void utf8_cut(void)
 	CHECK("utf8-cut-zero", cko_utf8_cut(s, n, 0) == 0);
 }
 
+static void quoting(void)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{"/work/results/run-001", "/work/results/run-001"},
+		{"/path with space/run-001", "'/path with space/run-001'"},
+		{"it's", "'it'\\''s'"},
+		{"", "''"},
+		{"a$b`c\"d", "'a$b`c\"d'"},
+		{"-x=1,2:3@4%5+6", "-x=1,2:3@4%5+6"},
+		{"tab\there", "'tab\there'"},
+		{"*.cu", "'*.cu'"},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		char *q = cko_shell_quote(t[i].in);
+		char name[64];
+		snprintf(name, sizeof name, "fs-shell-quote-%zu", i);
+		CHECK(name, !strcmp(q, t[i].out));
+		free(q);
+	}
+}
+
+static void visible(void)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{"plain text, é ü 日本", "plain text, é ü 日本"},
+		{"a\033[2Jb", "a\\x1b[2Jb"},
+		{"keep\nnew\tlines", "keep\nnew\tlines"},
+		{"cr\rbel\adel\177", "cr\\x0dbel\\x07del\\x7f"},
+		{"c1 \302\233 csi", "c1 \\u009b csi"},
+		{"bad \377 \300\200 byte", "bad \\xff \\xc0\\x80 byte"},
+		{"cut \342\202", "cut \\xe2\\x82"},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		char *v = cko_text_visible(t[i].in);
+		char name[64];
+		snprintf(name, sizeof name, "fs-visible-%zu", i);
+		CHECK(name, !strcmp(v, t[i].out));
+		if (strcmp(v, t[i].out))
+			printf("# got '%s'\n", v);
+		free(v);
+	}
+}
+
 int main(void)
 {
 	const char *t = getenv("TEST_TMP");
@@ -235,6 +282,8 @@ int main(void)
 	listing();
 	paths();
 	utf8_cut();
+	quoting();
+	visible();
 	free(dir);
 	TEST_END();
 }

@@ -57,8 +57,22 @@ static void parsing(void)
 	cko_buf b = {0};
 	for (int i = 0; i < 100000; i++)
 		buf_puts(&b, "[");
-	rejects("deep-nesting", b.s, b.len, "");
+	rejects("deep-nesting", b.s, b.len, "line 1, column 1001: nested deeper than 1000 levels");
 	buf_free(&b);
+	/* Exactly at the limit parses; brackets in strings do not count; the
+	 * position is the first level too many, objects included. */
+	for (int i = 0; i < 1000; i++)
+		buf_puts(&b, "[");
+	for (int i = 0; i < 1000; i++)
+		buf_puts(&b, "]");
+	CHECK("json-nesting-at-limit", parses(b.s, b.len, err, sizeof err));
+	buf_free(&b);
+	buf_puts(&b, "{\"s\": \"[[[{{{\",\n \"a\":");
+	for (int i = 0; i < 1100; i++)
+		buf_puts(&b, i % 2 ? "{\"k\":" : "[");
+	rejects("deep-nesting-position", b.s, b.len, "line 2, column 3001: nested deeper than 1000 levels");
+	buf_free(&b);
+	REJ("not-deep", "[[[1, 2]] x", "syntax error");
 	/* Many keys: the duplicate check finds the one at the end. */
 	buf_puts(&b, "{");
 	for (int i = 0; i < 2000; i++)

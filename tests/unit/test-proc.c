@@ -2,16 +2,56 @@
  * kills a stuck worker and writes the timeout result. */
 #include "test.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Sends this process's stderr to a file of the test's folder (what the
+ * children and the watchdog say is checked there, not left on the
+ * terminal); returns the saved descriptor for restore_stderr. */
+static int stderr_to(const char *path)
+{
+	fflush(stderr);
+	int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		dup2(fd, 2);
+		close(fd);
+	}
+	return saved;
+}
+
+static void restore_stderr(int saved)
+{
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, 2);
+		close(saved);
+	}
+}
+
+static int file_has(const char *path, const char *text)
+{
+	size_t n;
+	char err[256];
+	char *s = cko_try_read_file(path, 1 << 20, &n, err, sizeof err);
+	int r = s && strstr(s, text);
+	free(s);
+	return r;
+}
+
 int main(void)
 {
+	const char *tmp = getenv("TEST_TMP");
+	char *errpath = xasprintf("%s/stderr.txt", tmp && *tmp ? tmp : "/tmp");
 	cko_proc r;
 	char *echo[] = {"sh", "-c", "echo hello; echo oops >&2", NULL};
-	CHECK("proc/runs", cko_run_argv(echo, NULL, 5, 1024, 0, &r) == 0 && r.status == 0);
+	int saved = stderr_to(errpath);
+	int ran = cko_run_argv(echo, NULL, 5, 1024, 0, &r) == 0 && r.status == 0;
+	restore_stderr(saved);
+	CHECK("proc/runs", ran);
 	CHECK("proc/stdout", r.out && !strcmp(r.out, "hello\n"));
+	CHECK("proc/stderr-passed-on", file_has(errpath, "oops\n"));
 	cko_proc_free(&r);
 	CHECK("proc/merged", cko_run_argv(echo, NULL, 5, 1024, 1, &r) == 0 && strstr(r.out, "oops"));
 	cko_proc_free(&r);
@@ -39,6 +79,7 @@ int main(void)
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
+		stderr_to(errpath);
 		cko_watchdog(0.3, cko_watchdog_result, path);
 		sleep(30); /* the stuck worker */
 		_exit(0);
@@ -48,6 +89,7 @@ int main(void)
 	waitpid(pid, &status, 0);
 	CHECK("watchdog/exit-1", WIFEXITED(status) && WEXITSTATUS(status) == 1);
 	CHECK("watchdog/prompt", cko_now() - t0 < 10);
+	CHECK("watchdog/says", file_has(errpath, "cko-fake: killed by the watchdog"));
 	cJSON *j = cko_json_load(path);
 	CHECK("watchdog/result", !strcmp(cko_jstr_opt(j, "status", ""), "timeout") &&
 				       !strcmp(cko_jstr_opt(j, "tool", ""), "cko-fake"));
@@ -62,5 +104,8 @@ int main(void)
 	waitpid(pid, &status, 0);
 	CHECK("watchdog/passes-status", WIFEXITED(status) && WEXITSTATUS(status) == 5);
 	unlink(path);
+	if (!tmp || !*tmp)
+		unlink(errpath);
+	free(errpath);
 	TEST_END();
 }
