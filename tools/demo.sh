@@ -11,6 +11,8 @@ bin=${CKO_BIN:-$top/bin}
 results=${RESULTS:-$top/results}
 run=$results/demo-run
 say() { echo "make demo: $*" >&2; }
+# shq WORD: WORD for the shell, in single quotes only when needed.
+shq() { case $1 in '' | *[!A-Za-z0-9_@%+=:,./-]*) printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")" ;; *) printf %s "$1" ;; esac; }
 
 if ! why=$("$bin/cko-props" 2>&1 >/dev/null); then
 	say "needs an NVIDIA GPU and its driver, and found none here:"
@@ -32,5 +34,5 @@ echo "run folder:  $run"
 if [ -f "$run/heatmap.png" ]; then
 	echo "heatmap:     $run/heatmap.png ($run/heatmap.svg)"
 else
-	echo "heatmap:     none (gnuplot is not installed here; run cko-heatmap $run/history.json where it is)"
+	echo "heatmap:     none (gnuplot is not installed here; run  cko-heatmap $(shq "$run/history.json")  where it is)"
 fi
