@@ -109,7 +109,7 @@ static char *xunary(xp *x)
 		return xunary(x);
 	} else if (xaccept(x, "!")) {
 		v = xunary(x);
-		r = xasprintf("(int64_t)!(%s)", v);
+		r = xasprintf("%s_b(!(%s))", x->pre, v);
 	} else {
 		return xprimary(x);
 	}
@@ -153,7 +153,7 @@ static char *xcmp(xp *x)
 	for (int i = 0; i < 6; i++) {
 		if (!xaccept(x, ops[i]))
 			continue;
-		char *r = xadd(x), *t = xasprintf("(int64_t)((%s) %s (%s))", v, ops[i], r);
+		char *r = xadd(x), *t = xasprintf("%s_b((%s) %s (%s))", x->pre, v, ops[i], r);
 		free(v);
 		free(r);
 		return t; /* one comparison per level, as in expr.c */
@@ -165,7 +165,7 @@ static char *xand(xp *x)
 {
 	char *v = xcmp(x);
 	while (xaccept(x, "&&")) {
-		char *r = xcmp(x), *t = xasprintf("(int64_t)((%s) ? ((%s) != 0) : 0)", v, r);
+		char *r = xcmp(x), *t = xasprintf("%s_b((%s) ? (%s) != 0 : 0)", x->pre, v, r);
 		free(v);
 		free(r);
 		v = t;
@@ -177,7 +177,7 @@ static char *xor_(xp *x)
 {
 	char *v = xand(x);
 	while (xaccept(x, "||")) {
-		char *r = xand(x), *t = xasprintf("(int64_t)((%s) ? 1 : ((%s) != 0))", v, r);
+		char *r = xand(x), *t = xasprintf("%s_b((%s) ? 1 : (%s) != 0)", x->pre, v, r);
 		free(v);
 		free(r);
 		v = t;
@@ -250,10 +250,12 @@ void cko_export_helpers(cko_buf *b, const char *p)
 		   "static inline int64_t %s_neg(int64_t a, int *e)\n{\n"
 		   "\tif (a == INT64_MIN) {\n\t\t*e = 1;\n\t\treturn 0;\n\t}\n\treturn -a;\n}\n\n"
 		   "static inline int64_t %s_min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
+		   "/* A truth value as 0 or 1 (a call, so compilers see no boolean compared). */\n"
+		   "static inline int64_t %s_b(int c) { return c != 0; }\n"
 		   "static inline int64_t %s_max(int64_t a, int64_t b) { return a > b ? a : b; }\n"
 		   "/* A name the rules use that is neither a scalar nor an integer define. */\n"
 		   "static inline int64_t %s_unbound(int *e)\n{\n\t*e = 1;\n\treturn 0;\n}\n\n",
-		   p, p, p, p);
+		   p, p, p, p, p);
 	buf_printf(b,
 		   "/* CUDA's limits, as cko checks them: 0, or 2 when one is broken. */\n"
 		   "static inline int %s_limits(const %s_dims *d)\n{\n"
