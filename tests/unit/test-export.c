@@ -126,13 +126,13 @@ static void g_prim(cko_buf *b, int d)
 	static const char *const fns[] = {"min", "max", "ceil_div", "ceil_div"};
 	switch (d <= 0 ? rnd(2) : rnd(6)) {
 	case 0:
-		if (rnd(2))
-			buf_printf(b, "%d", rnd(100));
+		if (rnd(6))
+			buf_printf(b, "%d", 1 + rnd(100));
 		else
 			buf_puts(b, nums[rnd(14)]);
 		break;
 	case 1:
-		buf_puts(b, names[rnd(8)]);
+		buf_puts(b, names[rnd(30) ? rnd(5) : 5 + rnd(3)]);
 		break;
 	case 2:
 	case 5:
@@ -213,7 +213,7 @@ static cJSON *g_expr(void)
 {
 	for (;;) {
 		cko_buf b = {0};
-		int clamp = rnd(2);
+		int clamp = rnd(4) != 0;
 		if (clamp)
 			buf_puts(&b, "max(1, min(64, ");
 		g_or(&b, 1 + rnd(4));
@@ -233,7 +233,7 @@ static cJSON *g_dims(int n)
 {
 	cJSON *a = cJSON_CreateArray();
 	for (int i = 0, k = 1 + rnd(n); i < k; i++)
-		cJSON_AddItemToArray(a, rnd(8) ? g_expr() : cJSON_CreateNumber(rnd(4)));
+		cJSON_AddItemToArray(a, rnd(3) ? g_expr() : cJSON_CreateNumber(rnd(4)));
 	return a;
 }
 
@@ -241,10 +241,12 @@ static int64_t g_value(void)
 {
 	static const int64_t v[] = {0, 1, -1, 2, 3, 31, 32, 33, 127, 4096, 65535, 65536, 2147483647, -2147483647 - 1,
 				    3037000499, 3037000500, INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1};
-	switch (rnd(3)) {
+	switch (rnd(8)) {
 	case 0: return v[rnd(20)];
-	case 1: return rnd(1000) - 100;
-	default: return (int64_t)cko_rng_next(&R);
+	case 1:
+	case 2: return (int64_t)cko_rng_next(&R);
+	case 3: return rnd(1000) - 100;
+	default: return 1 + rnd(5000);
 	}
 }
 
@@ -261,7 +263,7 @@ static void fuzz(int nrules, int npts)
 				   "\"scalars\": {\"M\": 1, \"N\": 2, \"K\": 3, \"alpha\": 0.5}}]}");
 	for (int r = 0; r < nrules; r++) {
 		cJSON *l = cJSON_CreateObject(), *defs = cJSON_AddObjectToObject(l, "defines");
-		cJSON_AddNumberToObject(defs, "BX", rnd(3) ? rnd(64) : g_value() % 1000000000000000);
+		cJSON_AddNumberToObject(defs, "BX", rnd(3) ? 1 + rnd(64) : (double)(g_value() % 1000000000000000));
 		cJSON_AddNumberToObject(defs, "BY", rnd(300) - 10);
 		cJSON_AddNumberToObject(defs, "HUGE", 1e16); /* too large to be bound */
 		cJSON_AddStringToObject(defs, "S", "abc");
