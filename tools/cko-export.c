@@ -120,8 +120,8 @@ static void write_config(ex *x)
 	for (int i = 0, k = 0; i < x->sig.nparams; i++)
 		if (is_int_scalar(&x->sig.params[i]))
 			buf_printf(&b, " s[%d] = %s", k++, x->sig.params[i].name);
-	buf_puts(&b, ".\n *\n * The run verified the kernel for these scalars only (other scalars\n"
-		     " * make %s_config return 3 and the launchers an error):\n");
+	buf_printf(&b, ".\n *\n * The run verified the kernel for these scalars only (other scalars\n"
+		       " * make %s_config return 3 and the launchers an error):\n", x->name);
 	for (char *line = x->verified.s, *nl; line && *line; line = nl + 1) {
 		nl = strchr(line, '\n');
 		buf_printf(&b, " * %.*s\n", (int)(nl - line), line);
@@ -247,7 +247,7 @@ static void example(cko_buf *b, const ex *x)
 			c = k;
 	cko_env env = {0};
 	cko_case_env(&x->sig, cko_jget(c, "scalars"), "cases.json", "scalars", &env);
-	buf_printf(b, "```c\n/* example.cu: nvcc -arch=sm_XX -o example example.cu %s.o */\n"
+	buf_printf(b, "/* example.cu: nvcc -arch=sm_XX -o example example.cu %s.o */\n"
 		      "#include <stdio.h>\n#include <cuda_runtime.h>\n#include \"%s.h\"\n\nint main(void)\n{\n",
 		   x->name, x->name);
 	buf_printf(b, "\t/* case %s */\n", cko_jstr_opt(c, "name", "?"));
@@ -268,7 +268,7 @@ static void example(cko_buf *b, const ex *x)
 		buf_printf(b, "%s, ", x->sig.params[i].name);
 	buf_puts(b, "0);\n\tif (r == cudaSuccess)\n\t\tr = cudaDeviceSynchronize();\n");
 	buf_printf(b, "\tprintf(\"%s_launch: %%s\\n\", cudaGetErrorString(r));\n", x->name);
-	buf_puts(b, "\treturn r != cudaSuccess;\n}\n```\n");
+	buf_puts(b, "\treturn r != cudaSuccess;\n}\n");
 	cko_env_free(&env);
 }
 
@@ -313,7 +313,8 @@ static void write_readme(const ex *x, const char *arch)
 		       "- `%s.h`: the prototypes, with the parameters' dtypes and shapes\n"
 		       "- `%s_config.h`: the launch rules compiled to C (included by both launchers)\n"
 		       "- `%s_driver.c`: `%s_load` and `%s_launch_driver` (driver API) for `%s.cubin`\n"
-		       "- `%s.cubin`: the module cko measured, for %s\n\n",
+		       "- `%s.cubin`: the module cko measured, for %s\n"
+		       "- `example.cu`: the example below\n\n",
 		   x->name, x->name, x->name, x->name, x->name, x->name, x->name, x->name, x->name, arch);
 	buf_puts(&b, "## What was verified\n\nThe outputs matched the reference's within these tolerances "
 		     "(`|actual - expected| <= atol + rtol * |expected|`):\n\n");
@@ -334,8 +335,12 @@ static void write_readme(const ex *x, const char *arch)
 		       "with `%s_load`. The kernel was measured as NVRTC compiled it (`--std=c++17`); nvcc's build "
 		       "of the same source is what the GPU test tests/gpu/export.sh compares.\n\n## Example\n\n",
 		   arch, x->name, x->name, x->name, x->name, x->name);
-	example(&b, x);
+	cko_buf prog = {0};
+	example(&prog, x);
+	buf_printf(&b, "```c\n%s```\n", prog.s);
 	write_out(x, "README.md", &b);
+	write_out(x, "example.cu", &prog);
+	buf_free(&prog);
 	buf_free(&b);
 }
 
@@ -408,6 +413,9 @@ int main(int argc, char **argv)
 	x.run = argv[optind];
 	if (!cko_is_dir(x.run))
 		cko_die(CKO_BADINPUT, "%s: not a folder: give a run folder (results/run-NNN)", x.run);
+	char *abs_run = realpath(x.run, NULL);
+	if (abs_run)
+		x.run = abs_run;
 	x.summary = load_req(&x, "summary.json", "run make -f run.mk in the run folder first");
 	const cJSON *best = cko_jget(x.summary, "best");
 	if (!cJSON_IsString(best))
@@ -456,9 +464,9 @@ int main(int argc, char **argv)
 	char *cb = xasprintf("%s/%s.cubin", x.dir, x.name);
 	cko_copy_file(cubin, cb);
 	write_readme(&x, arch);
-	printf("%s: %s.cu %s.h %s_config.h %s_driver.c %s.cubin README.md\n", x.dir, x.name, x.name, x.name, x.name,
-	       x.name);
-	free(cb), free(cubin), free(dflt), free(x.source), free(x.best);
+	printf("%s: %s.cu %s.h %s_config.h %s_driver.c %s.cubin README.md example.cu\n", x.dir, x.name, x.name,
+	       x.name, x.name, x.name);
+	free(abs_run), free(cb), free(cubin), free(dflt), free(x.source), free(x.best);
 	buf_free(&x.verified);
 	cJSON_Delete(props);
 	cJSON_Delete(x.summary), cJSON_Delete(x.launch), cJSON_Delete(x.cases);
