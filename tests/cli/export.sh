@@ -127,6 +127,7 @@ fi
 expect_status export/usage 2 cko-export
 expect_status export/bad-name 2 cko-export -n 1x -o "$T/bn" "$run"
 expect_status export/no-parent 2 cko-export -o "$T/no/such" "$run"
+expect_grep export/no-parent-says "folder $T/no does not exist" "$T/last.err"
 expect_status export/not-a-run 2 cko-export "$T/bin"
 b=$T/nobest
 cp -r "$run" "$b"
