@@ -256,8 +256,11 @@ static void example(cko_buf *b, const ex *x)
 		int64_t shape[CKO_MAXDIM];
 		size_t count = 0;
 		char err[256];
-		if (!p->is_buffer)
-			buf_printf(b, "\t%s %s = %g;\n", ctype(p->dtype), p->name,
+		int64_t v;
+		if (!p->is_buffer && cko_env_get(&env, p->name, &v))
+			buf_printf(b, "\t%s %s = %lld;\n", ctype(p->dtype), p->name, (long long)v);
+		else if (!p->is_buffer)
+			buf_printf(b, "\t%s %s = %.17g;\n", ctype(p->dtype), p->name,
 				   cko_jnum_opt(cko_jget(c, "scalars"), p->name, 0));
 		else if (!cko_param_shape(p, &env, shape, &count, err, sizeof err))
 			buf_printf(b, "\t%s *%s;\n\tcudaMalloc((void **)&%s, %zu * sizeof *%s);\n\tcudaMemset(%s, 0, %zu * sizeof *%s);\n",
