@@ -270,8 +270,16 @@ summary.json: history.json $(BASELINE) $(SANITIZE_JSON)
 	@cko-rank --print summary.json
 	@[ -f best.cu ] && echo "best kernel: $(CURDIR)/best.cu (launch: best-launch.json, replay requests: replay/)" || true
 
+# `make -f run.mk export`: the best candidate as code to build and call
+# (cko-export; EXPORT_DIR, default export/). "export" is a make directive,
+# so the target is named through a variable.
+EXPORT_DIR ?= export
+EXPORT_TARGET := export
+$(EXPORT_TARGET): summary.json
+	cko-export -o $(EXPORT_DIR) .
+
 heatmap.png: history.json
 	cko-heatmap -o heatmap history.json
 	@echo "heatmap: $(CURDIR)/heatmap.png"
 
-.PHONY: all show
+.PHONY: all show $(EXPORT_TARGET)
