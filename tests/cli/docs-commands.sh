@@ -128,7 +128,9 @@ run_group() {
 		if [ -n "$_sed" ]; then sed "$_sed" "$T/cmd/$id"; else cat "$T/cmd/$id"; fi
 		printf 'echo "$? %s" >&3\n' "$id"
 	done >"$T/$_g.sh"
+	_t0=$(date +%s)
 	(cd "$_dir" && sh "$T/$_g.sh" 3>"$T/$_g.status" >"$T/$_g.out" 2>"$T/$_g.err")
+	echo "info docs/$_g$_label: $(($(date +%s) - _t0)) s"
 	[ -s "$T/$_g.status" ] || { fail "docs/$_g" "nothing ran: $(tail -n 5 "$T/$_g.err")"; return 1; }
 	_bad=0
 	while read -r st id; do
@@ -152,11 +154,10 @@ scratch() {
 	ln -s "$CKO_TOP/prompts" "$1/share/prompts"
 	for w in sgemm softmax; do ln -s "$DATA/run" "$1/share/workloads/$w"; done
 }
-export CKO_LOCK_DIR=$T/locks
 
-# README, a run by hand: the results it names, two more iterations.
-scratch "$T/byhand"
-if CKO_SHARE=$T/byhand/share run_group byhand "$T/byhand"; then
+# The README's three runs, at the same time (each in its own folder, with
+# its own GPU pool); what each says goes to $T/report.NAME, shown in order.
+byhand() { # a run by hand: the results it names, two more iterations
 	rd=$T/byhand/results/run-001
 	for f in history.json summary.json best.cu best-launch.json heatmap.png iter-009/proposed.json; do
 		[ -s "$rd/$f" ] || fail docs/byhand-results "no $f in $rd"
@@ -164,23 +165,26 @@ if CKO_SHARE=$T/byhand/share run_group byhand "$T/byhand"; then
 	ls "$rd"/replay/*.json >/dev/null 2>&1 || fail docs/byhand-results "no replay/CASE.json in $rd"
 	expect_jq docs/byhand-iterations '[.candidates[].iteration] | max == 9' "$rd/history.json"
 	expect_grep docs/byhand-show 'best' "$T/byhand.out"
-fi
-
-# README, cko-optimize: init and make in one command.
-scratch "$T/optimize"
-if CKO_SHARE=$T/optimize/share run_group optimize "$T/optimize"; then
+}
+optimize() { # cko-optimize: init and make in one command
 	rd=$T/optimize/results/run-001
 	expect_jq docs/optimize-summary '.counts.candidates > 1' "$rd/summary.json"
 	expect_jq docs/optimize-iterations '[.candidates[].iteration] | max == 5' "$rd/history.json"
-fi
-
-# README, several GPUs: a pool of 4 (fake) GPUs.
-scratch "$T/gpus"
-if CKO_SHARE=$T/gpus/share run_group gpus "$T/gpus"; then
+}
+gpus() { # several GPUs: a pool of 4 (fake) GPUs
 	rd=$T/gpus/results/run-001
-	expect_grep docs/gpus-pool '^GPUS +:= *4' "$rd/run.mk"
+	expect_grep docs/gpus-pool '^GPUS +[?]= *4' "$rd/run.mk"
 	expect_jq docs/gpus-summary '.counts.candidates > 1' "$rd/summary.json"
-fi
+}
+for g in byhand optimize gpus; do
+	scratch "$T/$g"
+	(CKO_SHARE=$T/$g/share CKO_LOCK_DIR=$T/locks-$g run_group $g "$T/$g" && $g) >"$T/report.$g" 2>&1 &
+done
+wait
+for g in byhand optimize gpus; do
+	cat "$T/report.$g"
+	grep -q '^FAIL ' "$T/report.$g" && _failed=1
+done
 
 # docs/model.md's synopses: each option they name is one of cko-llm's.
 cko-llm --help >"$T/llm-help" 2>&1
