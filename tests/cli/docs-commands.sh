@@ -81,14 +81,14 @@ for f in README.md docs/*.md; do
 			out = ""
 		cont = out != "" && s ~ /\\$/
 	}
-	fence == "" && /^ {0,3}(```+|~~~+)[^`]*$/ {
+	fence == "" && /^ ? ? ?(```+|~~~+)[^`]*$/ {
 		fence = $0; sub(/^ */, "", fence); info = fence
 		sub(/^(`+|~+)/, "", info); sub(/^ */, "", info); sub(/[ {].*/, "", info)
 		fence = substr(fence, 1, 3); shell = info ~ /^(|sh|shell|bash|console)$/
 		cont = 0; next
 	}
 	fence != "" {
-		if (index($0, fence) && $0 ~ /^ {0,3}(```+|~~~+) *$/) { fence = ""; cont = 0; next }
+		if (index($0, fence) && $0 ~ /^ ? ? ?(```+|~~~+) *$/) { fence = ""; cont = 0; next }
 		if (shell) line($0)
 		next
 	}
@@ -120,11 +120,13 @@ done
 
 # run_group GROUP DIR [SED [LABEL]]: the group's commands, in one shell in
 # DIR, each followed by a line recording its exit status (SED edits the
-# text: placeholders); each status must be 0.
+# text: placeholders); each status must be 0. Command ID's standard output
+# and error go to $T/out/GROUP.ID and $T/err/GROUP.ID.
 run_group() {
 	_g=$1 _dir=$2 _sed=${3:-} _label=${4:-}
-	: >"$T/$_g.sh"
+	mkdir -p "$T/out" "$T/err"
 	awk -F'\t' -v g="$_g" '$2 == g { print $1 }' "$T/groups" | while read -r id; do
+		printf 'exec >"%s" 2>"%s"\n' "$T/out/$_g.$id" "$T/err/$_g.$id"
 		if [ -n "$_sed" ]; then sed "$_sed" "$T/cmd/$id"; else cat "$T/cmd/$id"; fi
 		printf 'echo "$? %s" >&3\n' "$id"
 	done >"$T/$_g.sh"
@@ -136,10 +138,15 @@ run_group() {
 	while read -r st id; do
 		key=$(awk -F'\t' -v id="$id" '$1 == id { print $3 }' "$T/groups")
 		if [ "$st" -eq 0 ]; then ok "docs/$key$_label"; else
-			fail "docs/$key$_label" "exit $st; stderr: $(tail -n 5 "$T/$_g.err")"; _bad=1
+			fail "docs/$key$_label" "exit $st; stderr: $(tail -n 5 "$T/err/$_g.$id")"; _bad=1
 		fi
 	done <"$T/$_g.status"
 	return $_bad
+}
+
+# output GROUP TEXT: the standard output of the group's command holding TEXT.
+output() {
+	echo "$T/out/$1.$(awk -F'\t' -v g="$1" -v t="$2" '$2 == g && index($3, t) { print $1; exit }' "$T/groups")"
 }
 
 # scratch DIR: a repository folder with the fake GPU tools in bin/ (cko-init
@@ -164,7 +171,8 @@ byhand() { # a run by hand: the results it names, two more iterations
 	done
 	ls "$rd"/replay/*.json >/dev/null 2>&1 || fail docs/byhand-results "no replay/CASE.json in $rd"
 	expect_jq docs/byhand-iterations '[.candidates[].iteration] | max == 9' "$rd/history.json"
-	expect_grep docs/byhand-show 'best' "$T/byhand.out"
+	expect_grep docs/byhand-show '^candidates: 37 ' "$(output byhand 'run.mk show')"
+	expect_grep docs/byhand-dry-run 'Nothing to be done' "$(output byhand 'run.mk -n')"
 }
 optimize() { # cko-optimize: init and make in one command
 	rd=$T/optimize/results/run-001
@@ -205,5 +213,5 @@ for d in "$CKO_TOP"/workloads/*/; do
 		fail "docs/workload-$w" "no $T/x.cubin"
 done
 TMPDIR=$T run_group lint "$CKO_TOP"
-expect_grep docs/lint-passed ' 0 failed' "$T/lint.out"
+expect_grep docs/lint-passed ' 0 failed' "$(output lint workloads-lint)"
 finish
