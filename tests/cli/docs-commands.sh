@@ -1,5 +1,5 @@
 #!/bin/sh
-# docs-commands: every command of README.md and docs/*.md runs as written
+# docs-commands: every command of README.md and docs/ (*.md, */*.md) runs as written
 # (issue 17), or is listed below as skipped with the reason.
 #
 # What a command is: a line of a code block (indented by 4 or more spaces
@@ -55,12 +55,13 @@ reason() {
 	esac
 }
 
-# extract: "FILE: FIRST-LINE" for each command, one a line; the command's
-# whole text (continuation lines included) goes to $T/cmd/N.
+# extract: "ID<tab>FILE: FIRST-LINE<tab>FILE:LINE: FIRST-LINE" for each
+# command, one a line (the second field is its key in PLAN); the command's
+# whole text (continuation lines included) goes to $T/cmd/ID.
 mkdir -p "$T/cmd"
 tools=$(cd "$CKO_TOP/tools" && ls cko-*.c cko-*.sh 2>/dev/null | sed 's/\.[a-z]*$//' | tr '\n' ' ')
 cd "$CKO_TOP" || exit 1
-for f in README.md docs/*.md; do
+for f in README.md docs/*.md docs/*/*.md; do
 	awk -v file="$f" -v tools=" $tools " -v dir="$T/cmd" '
 	function start(s,   w, t) {
 		w = s; sub(/[ ;)].*/, "", w)
@@ -76,7 +77,7 @@ for f in README.md docs/*.md; do
 		else if (start(s)) {
 			n = FILENAME "." FNR; gsub(/[^A-Za-z0-9.]/, "_", n); out = dir "/" n
 			print s > out; close(out)
-			print n "\t" file ": " s
+			print n "\t" file ": " s "\t" file ":" FNR ": " s
 		} else
 			out = ""
 		cont = out != "" && s ~ /\\$/
@@ -96,26 +97,26 @@ for f in README.md docs/*.md; do
 	/^    / && (blank || inblock) { inblock = 1; blank = 0; line($0); next }
 	{ inblock = 0; blank = 0; cont = 0 }' "$f"
 done >"$T/index"
-cut -f2- "$T/index" >"$T/found"
+cut -f2 "$T/index" >"$T/found"
 
 # Every found command is planned; every planned one is found.
 echo "$PLAN" | sed 's/^[^ ]* //' >"$T/planned"
 while IFS= read -r c; do
-	grep -Fxq -- "$c" "$T/planned" || fail docs/unplanned "a command in the docs that this test neither runs nor lists as skipped: $c"
+	grep -Fxq -- "$c" "$T/planned" || fail docs-commands/unplanned "a command in the docs that this test neither runs nor lists as skipped: $c"
 done <"$T/found"
 while IFS= read -r c; do
-	grep -Fxq -- "$c" "$T/found" || fail docs/stale-plan "PLAN lists a command no doc holds: $c"
+	grep -Fxq -- "$c" "$T/found" || fail docs-commands/stale-plan "PLAN lists a command no doc holds: $c"
 done <"$T/planned"
-[ -s "$T/found" ] && ok docs/extracted || fail docs/extracted "no commands found"
+[ -s "$T/found" ] && ok docs-commands/extracted || fail docs-commands/extracted "no commands found"
 
 # ID GROUP KEY for each found command, in the order of the docs.
 echo "$PLAN" >"$T/plan"
 awk -F'\t' 'NR == FNR { g = $0; sub(/ .*/, "", g); k = $0; sub(/^[^ ]* /, "", k); grp[k] = g; next }
-	($2 in grp) { print $1 "\t" grp[$2] "\t" $2 }' "$T/plan" "$T/index" >"$T/groups"
+	($2 in grp) { print $1 "\t" grp[$2] "\t" $2 "\t" $3 }' "$T/plan" "$T/index" >"$T/groups"
 
 # The skipped ones, said so.
-awk -F'\t' '$2 ~ /^skip-/ { print $2 "\t" $3 }' "$T/groups" | while IFS="$(printf '\t')" read -r g key; do
-	skip "docs/$key" "$(reason "$g")"
+awk -F'\t' '$2 ~ /^skip-/ { print $2 "\t" $4 }' "$T/groups" | while IFS="$(printf '\t')" read -r g key; do
+	skip "docs-commands/$key" "$(reason "$g")"
 done
 
 # run_group GROUP DIR [SED [LABEL]]: the group's commands, in one shell in
@@ -132,13 +133,13 @@ run_group() {
 	done >"$T/$_g.sh"
 	_t0=$(date +%s)
 	(cd "$_dir" && sh "$T/$_g.sh" 3>"$T/$_g.status" >"$T/$_g.out" 2>"$T/$_g.err")
-	echo "info docs/$_g$_label: $(($(date +%s) - _t0)) s"
-	[ -s "$T/$_g.status" ] || { fail "docs/$_g" "nothing ran: $(tail -n 5 "$T/$_g.err")"; return 1; }
+	echo "info docs-commands/$_g$_label: $(($(date +%s) - _t0)) s"
+	[ -s "$T/$_g.status" ] || { fail "docs-commands/$_g" "nothing ran: $(tail -n 5 "$T/$_g.err")"; return 1; }
 	_bad=0
 	while read -r st id; do
-		key=$(awk -F'\t' -v id="$id" '$1 == id { print $3 }' "$T/groups")
-		if [ "$st" -eq 0 ]; then ok "docs/$key$_label"; else
-			fail "docs/$key$_label" "exit $st; stderr: $(tail -n 5 "$T/err/$_g.$id")"; _bad=1
+		key=$(awk -F'\t' -v id="$id" '$1 == id { print $4 }' "$T/groups")
+		if [ "$st" -eq 0 ]; then ok "docs-commands/$key$_label"; else
+			fail "docs-commands/$key$_label" "exit $st; stderr: $(tail -n 5 "$T/err/$_g.$id")"; _bad=1
 		fi
 	done <"$T/$_g.status"
 	return $_bad
@@ -167,22 +168,22 @@ scratch() {
 byhand() { # a run by hand: the results it names, two more iterations
 	rd=$T/byhand/results/run-001
 	for f in history.json summary.json best.cu best-launch.json heatmap.png iter-009/proposed.json; do
-		[ -s "$rd/$f" ] || fail docs/byhand-results "no $f in $rd"
+		[ -s "$rd/$f" ] || fail docs-commands/byhand-results "no $f in $rd"
 	done
-	ls "$rd"/replay/*.json >/dev/null 2>&1 || fail docs/byhand-results "no replay/CASE.json in $rd"
-	expect_jq docs/byhand-iterations '[.candidates[].iteration] | max == 9' "$rd/history.json"
-	expect_grep docs/byhand-show '^candidates: 37 ' "$(output byhand 'run.mk show')"
-	expect_grep docs/byhand-dry-run 'Nothing to be done' "$(output byhand 'run.mk -n')"
+	ls "$rd"/replay/*.json >/dev/null 2>&1 || fail docs-commands/byhand-results "no replay/CASE.json in $rd"
+	expect_jq docs-commands/byhand-iterations '[.candidates[].iteration] | max == 9' "$rd/history.json"
+	expect_grep docs-commands/byhand-show '^candidates: 37 ' "$(output byhand 'run.mk show')"
+	expect_grep docs-commands/byhand-dry-run 'Nothing to be done' "$(output byhand 'run.mk -n')"
 }
 optimize() { # cko-optimize: init and make in one command
 	rd=$T/optimize/results/run-001
-	expect_jq docs/optimize-summary '.counts.candidates > 1' "$rd/summary.json"
-	expect_jq docs/optimize-iterations '[.candidates[].iteration] | max == 5' "$rd/history.json"
+	expect_jq docs-commands/optimize-summary '.counts.candidates > 1' "$rd/summary.json"
+	expect_jq docs-commands/optimize-iterations '[.candidates[].iteration] | max == 5' "$rd/history.json"
 }
 gpus() { # several GPUs: a pool of 4 (fake) GPUs
 	rd=$T/gpus/results/run-001
-	expect_grep docs/gpus-pool '^GPUS +[?]= *4' "$rd/run.mk"
-	expect_jq docs/gpus-summary '.counts.candidates > 1' "$rd/summary.json"
+	expect_grep docs-commands/gpus-pool '^GPUS +[?]= *4' "$rd/run.mk"
+	expect_jq docs-commands/gpus-summary '.counts.candidates > 1' "$rd/summary.json"
 }
 for g in byhand optimize gpus; do
 	scratch "$T/$g"
@@ -196,12 +197,12 @@ done
 
 # docs/model.md's synopses: each option they name is one of cko-llm's.
 cko-llm --help >"$T/llm-help" 2>&1
-awk -F'\t' '$2 == "synopsis" { print $3 }' "$T/groups" | while IFS= read -r key; do
+awk -F'\t' '$2 == "synopsis" { print $4 }' "$T/groups" | while IFS= read -r key; do
 	miss=
 	for o in $(echo "$key" | grep -oE '(^| |\[)--?[a-z][a-z-]*' | tr -d ' ['); do
 		grep -q -- "$o[ ,]" "$T/llm-help" || miss="$miss $o"
 	done
-	[ -z "$miss" ] && ok "docs/$key" || fail "docs/$key" "options not in cko-llm --help:$miss"
+	[ -z "$miss" ] && ok "docs-commands/$key" || fail "docs-commands/$key" "options not in cko-llm --help:$miss"
 done
 
 # docs/workloads.md's checks, for each built-in workload, in the checkout.
@@ -210,8 +211,8 @@ for d in "$CKO_TOP"/workloads/*/; do
 	[ -f "$d/cases.json" ] || continue
 	rm -f "$T/x.cubin"
 	TMPDIR=$T run_group workload "$CKO_TOP" "s/NAME/$w/g" " ($w)" && [ -s "$T/x.cubin" ] ||
-		fail "docs/workload-$w" "no $T/x.cubin"
+		fail "docs-commands/workload-$w" "no $T/x.cubin"
 done
 TMPDIR=$T run_group lint "$CKO_TOP"
-expect_grep docs/lint-passed ' 0 failed' "$(output lint workloads-lint)"
+expect_grep docs-commands/lint-passed ' 0 failed' "$(output lint workloads-lint)"
 finish
