@@ -167,8 +167,9 @@ scratch() {
 # its own GPU pool); what each says goes to $T/report.NAME, shown in order.
 byhand() { # a run by hand: the results it names, two more iterations
 	rd=$T/byhand/results/run-001
-	miss=
-	for f in history.json summary.json best.cu best-launch.json heatmap.png iter-009/proposed.json; do
+	miss= heat=
+	command -v gnuplot >/dev/null && heat=heatmap.png	# cko-heatmap draws with gnuplot
+	for f in history.json summary.json best.cu best-launch.json $heat iter-009/proposed.json; do
 		[ -s "$rd/$f" ] || miss="$miss $f"
 	done
 	ls "$rd"/replay/*.json >/dev/null 2>&1 || miss="$miss replay/CASE.json"
