@@ -35,6 +35,7 @@ byhand README.md: run=$(bin/cko-init --workload sgemm --max-iterations 7 --candi
 byhand README.md: make -C "$run" -f run.mk -j4          # proposals and compiles in parallel; GPU steps take turns
 byhand README.md: make -C "$run" -f run.mk ITER=9       # two more iterations
 byhand README.md: make -C "$run" -f run.mk show         # the summary again
+byhand README.md: make -C "$run" -f run.mk export       # the best kernel as code to build: export/ (cko-export)
 byhand README.md: make -C "$run" -f run.mk -n           # what would run
 optimize README.md: bin/cko-optimize --workload softmax --max-iterations 5 -- -j2
 gpus README.md: run=$(bin/cko-init --workload sgemm --gpus 4 --candidates 8)
@@ -177,6 +178,10 @@ byhand() { # a run by hand: the results it names, two more iterations
 	expect_jq docs-commands/byhand-iterations '[.candidates[].iteration] | max == 9' "$rd/history.json"
 	expect_grep docs-commands/byhand-show '^candidates: 37 ' "$(output byhand 'run.mk show')"
 	expect_grep docs-commands/byhand-dry-run 'Nothing to be done' "$(output byhand 'run.mk -n')"
+	miss=
+	n=$(jq -r .entry "$rd/workload/signature.json") # the test workload's kernel stands in for sgemm
+	for f in "$n.cu" "$n.h" "$n.cubin" "${n}_driver.c" README.md; do [ -s "$rd/export/$f" ] || miss="$miss $f"; done
+	[ -z "$miss" ] && ok docs-commands/byhand-export || fail docs-commands/byhand-export "not in $rd/export:$miss ($(ls "$rd/export" 2>&1 | tr '\n' ' '))"
 }
 optimize() { # cko-optimize: init and make in one command
 	rd=$T/optimize/results/run-001
