@@ -46,7 +46,7 @@ expect_jq run-budget/not-stopped-yet '.stop == null' "$H2"
 jq -r '.messages[-1].content' "$run/iter-002/prompt.json" >prompt2.txt
 expect_grep run-budget/context-headroom '^\| big \| 0\.5 \| 0\.06827 \| compute \| 13\.7% \|$' prompt2.txt
 expect_grep run-budget/context-headroom2 '^\| big2 \| 0\.5 \| 0\.1234 \| memory \| 24\.7% \|$' prompt2.txt
-expect_grep run-budget/prompt-says-headroom "Spend the change on the cases with the most headroom" prompt2.txt
+expect_grep run-budget/prompt-says-headroom "the cases with the most headroom \\(lowest achieved\\)" prompt2.txt
 
 # The stop: iteration 4 and later asked nothing and say why.
 H4=$run/iter-004/history.json
@@ -72,4 +72,41 @@ expect_jq run-budget/resume-ran '.status == "ok" and .geomean_ms > 0' "$run/iter
 expect_jq run-budget/resume-summary '.best == "iter-008/c0" and .ended == "sol" and .budget.iterations_stopped == 4' "$S"
 expect_status run-budget/resume-complete 0 mk "$run" -q ITER=8 STOP=off
 fake_stop
+
+# The tuner: the best geomean goes 5, 2.5, 2, 1.5, 1, then 1.5 and 2 bring
+# nothing; with --patience 2 iterations 7 and 8 are stopped ("no_gain").
+tune_run() {
+	cko-init --signature "$D/signature.json" --input-cases "$D/cases.json" --reference "$D/reference.cu" \
+		--reference-launch "$D/reference-launch.json" --initial-kernel "$D/initial.cu" --launch "$D/launch.json" \
+		--space "$D/space.json" --max-iterations 8 --seed 7 --hidden-seed 11 --patience 2 --results "$1"
+}
+tr=$(tune_run "$T/t")
+expect_status run-budget/tune-make 0 mk "$tr"
+expect_jq run-budget/tune-geomeans '[.candidates[] | .geomean_ms] == [5, 2.5, 2, 1.5, 1, 1.5, 2, null, null]' "$tr/history.json"
+expect_jq run-budget/tune-stop '.stop.ended == "no_gain" and .stop.iteration == 7 and (.stop.reason | test("2 iterations in a row"))' "$tr/iter-007/history.json"
+expect_jq run-budget/tune-stopped '[.candidates[-2:][] | .stopped] == ["no_gain", "no_gain"]' "$tr/history.json"
+expect_jq run-budget/tune-summary '.ended == "no_gain" and .budget.iterations_stopped == 2 and .budget.tokens_saved == 0 and .best == "iter-004/c0"' "$tr/summary.json"
+expect_status run-budget/tune-complete 0 mk "$tr" -q
+
+# Killed with -9 while running and made again: the same history as the
+# uninterrupted run (wall-clock fields aside).
+kr=$(tune_run "$T/k")
+files() { find "$1" -name '*.json' ! -name '*.tmp*' | wc -l; }
+total=$(files "$tr") landed=0
+for i in 1 2 3 4 5; do
+	FAKE_GPU_SLEEP=0.2 setsid make -C "$kr" -f run.mk CKO_BIN="$T/bin" >/dev/null 2>&1 &
+	pid=$!
+	while [ "$(files "$kr")" -lt $((total * i / 6)) ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done
+	kill -9 -$pid 2>/dev/null
+	wait $pid 2>/dev/null
+	[ $? -eq 137 ] && landed=$((landed + 1))
+done
+echo "info run-budget: $landed of 5 kills landed"
+expect_status run-budget/kill-resume 0 mk "$kr"
+strip() { jq -S 'del(.. | .seconds?) | del(.. | .gpu_seconds?)' "$1"; }
+strip "$tr/history.json" >h1.json
+strip "$kr/history.json" >h2.json
+cmp -s h1.json h2.json && ok run-budget/kill-same-history ||
+	fail run-budget/kill-same-history "$(diff h1.json h2.json | head -c 400)"
+expect_jq run-budget/kill-summary '.ended == "no_gain" and .budget.iterations_stopped == 2' "$kr/summary.json"
 finish
