@@ -3,7 +3,8 @@
  * document: the workload, the GPU, the best kernel with its launch rules,
  * timings against the reference, the headroom to the speed of light,
  * compile figures and profile, the last
- * iteration's results, the history and research notes.
+ * iteration's results, the history, research notes and examples from
+ * earlier runs.
  *
  * Hidden cases never appear with names, sizes or data: a failure on one is
  * told by its class only ("failed a hidden correctness case: wrong
@@ -649,6 +650,22 @@ static void research(ctx *x, int iter)
 	free(t);
 }
 
+/* The remembered runs most like this one (memory.md, cko-docs --memory). */
+static void memory(ctx *x)
+{
+	char *p = path2(x->run, "memory.md");
+	char *t = text_opt(p, 24576);
+	free(p);
+	if (t && *t) {
+		buf_puts(x->md, "## Examples from earlier runs (what worked on similar workloads)\n\n"
+				"Verified best kernels of earlier runs with a similar signature or description, "
+				"and the changes that helped them; adapt what fits, the cases here may differ.\n\n");
+		buf_puts(x->md, t);
+		buf_puts(x->md, "\n");
+	}
+	free(t);
+}
+
 void llm_context_build(const char *rundir, int iter, llm_context *out)
 {
 	memset(out, 0, sizeof *out);
@@ -743,6 +760,7 @@ void llm_context_build(const char *rundir, int iter, llm_context *out)
 	if (x.n)
 		history_table(&x, best);
 	research(&x, iter);
+	memory(&x);
 
 	out->markdown = md.s;
 	for (int i = 0; i < x.n; i++)

@@ -20,6 +20,14 @@ research.md: workload/description.txt
 	cko-docs --research "$$(head -c 2000 workload/description.txt)" -o $@
 endif
 
+# The memory across runs: the remembered runs most like this workload (its
+# signature's shape and description), read into every context as examples.
+ifeq ($(MEMORY),1)
+HISTORY_EXTRA += memory.md
+memory.md: $(SIGNATURE)
+	cko-docs --memory "$$(jq -r '[.entry, (.params[]? | .name, .dtype, .kind)] | map(strings) | join(" ")' $(SIGNATURE)) $$(head -c 2000 workload/description.txt 2>/dev/null)" --exclude . -o $@
+endif
+
 define propose
 iter-$(1)/context.md iter-$(1)/meta.json &: iter-$(1)/history.json
 	cko-llm context --run . --iter $(1) -o iter-$(1)/context.md --meta iter-$(1)/meta.json

@@ -53,6 +53,9 @@ SOL_STOP    ?= 0.9
 PATIENCE    ?= 3
 MIN_GAIN    ?= 0.01
 STOP        ?= on
+# 1: an ended run is remembered (cko-docs --memory-add) and the model sees
+# the remembered runs most like this one (memory.md); cko-init --no-memory: 0.
+MEMORY      ?= 1
 
 # ---- checks before anything is planned ----
 # ITER and CANDIDATES are whole numbers, bounded: make reads the rules of
@@ -287,6 +290,8 @@ summary.json: history.json $(BASELINE) $(SANITIZE_JSON)
 	@# the best candidate's outputs, kept: replay/out/ (and the replay requests proven)
 	@if [ -f best.cu ]; then echo "cko-run replay/*.json"; \
 	  $(GPU) cko-run -t $(TIMEOUT) --keep-outputs -o replay-run.json replay/*.json; fi
+	@# the memory across runs (cko-docs --memory-add; a run without a valid best is refused, exit 1)
+	$(if $(filter 1,$(MEMORY)),cko-docs --memory-add . $(VERDICT))
 	@cko-rank --print summary.json
 	@[ -f best.cu ] && echo "best kernel: $(CURDIR)/best.cu (launch: best-launch.json, replay requests: replay/)" || true
 

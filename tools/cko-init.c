@@ -31,7 +31,7 @@ static void usage(int status)
 		"                [--candidates k] [--strategy s] [--seed n] [--hidden-seed n] [--use-nsight]\n"
 		"                [--nvidia-research] [--sanitize] [--gpus n] [--timeout s] [--compile-timeout s]\n"
 		"                [--compile-memory MB] [--no-sandbox] [--keep-outputs] [--sol-stop f] [--patience n]\n"
-		"                [--min-gain f] [--proposals dir]\n"
+		"                [--min-gain f] [--no-memory] [--proposals dir]\n"
 		"                [--launcher command] [--results dir | --run-dir dir]\n"
 		"      --workload name           take the parts of a built-in workload: sgemm, reduce_sum, softmax, transpose, layernorm\n"
 		"      --from run-dir            take the parts of an earlier run, its best kernel as the initial kernel\n"
@@ -65,6 +65,7 @@ static void usage(int status)
 		"                                PATIENCE, default 3; 0: never)\n"
 		"      --min-gain f              the gain in the best geomean an iteration must bring, a fraction (run.mk's\n"
 		"                                MIN_GAIN, default 0.01)\n"
+		"      --no-memory               neither remember this run nor show the model remembered runs (run.mk's MEMORY := 0)\n"
 		"      --proposals dir           without a model, take hand-written proposals from dir (see cko-propose-manual(1))\n"
 		"      --launcher command        run every GPU step under this launcher, e.g. \"srun -n1 --gres=gpu:1\"\n"
 		"      --results dir             the folder the run folder is made in (default results)\n"
@@ -276,7 +277,7 @@ int main(int argc, char **argv)
 	enum { O_WORKLOAD = 256, O_FROM, O_DESC, O_SIG, O_REF, O_REFL, O_INIT, O_LAUNCH, O_CASES, O_SPACE, O_CONFIG,
 	       O_MODEL, O_ITERS, O_CANDS, O_STRAT, O_SEED, O_HSEED, O_NSIGHT, O_RESEARCH, O_SANITIZE, O_GPUS,
 	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER, O_CTIMEOUT, O_CMEMORY, O_NOSANDBOX, O_KEEP, O_RUNDIR,
-	       O_SOLSTOP, O_PATIENCE, O_MINGAIN };
+	       O_SOLSTOP, O_PATIENCE, O_MINGAIN, O_NOMEMORY };
 	static const struct option lo[] = {
 		{"workload", required_argument, 0, O_WORKLOAD}, {"from", required_argument, 0, O_FROM},
 		{"description", required_argument, 0, O_DESC}, {"signature", required_argument, 0, O_SIG},
@@ -294,7 +295,7 @@ int main(int argc, char **argv)
 		{"compile-memory", required_argument, 0, O_CMEMORY}, {"no-sandbox", no_argument, 0, O_NOSANDBOX},
 		{"keep-outputs", no_argument, 0, O_KEEP}, {"run-dir", required_argument, 0, O_RUNDIR},
 		{"sol-stop", required_argument, 0, O_SOLSTOP}, {"patience", required_argument, 0, O_PATIENCE},
-		{"min-gain", required_argument, 0, O_MINGAIN},
+		{"min-gain", required_argument, 0, O_MINGAIN}, {"no-memory", no_argument, 0, O_NOMEMORY},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	part parts[NPARTS] = {
@@ -309,7 +310,7 @@ int main(int argc, char **argv)
 	long iters = -1, cands = -1, gpus = 0, seed = -1, hseed = -1;
 	double timeout = 0, compile_timeout = 60, compile_memory = 4096, sol_stop = 0.9, min_gain = 0.01;
 	long patience = 3;
-	int nsight = 0, research = 0, sanitize = 0, keep = 0, c, supplied_ref = 0;
+	int nsight = 0, research = 0, sanitize = 0, keep = 0, c, supplied_ref = 0, use_memory = 1;
 	char *end;
 #define NUM(var, lo_, what)                                                                                        \
 	do {                                                                                                       \
@@ -357,6 +358,7 @@ int main(int argc, char **argv)
 			break;
 		case O_NOSANDBOX: cko_sandbox_disable(); break;
 		case O_KEEP: keep = 1; break;
+		case O_NOMEMORY: use_memory = 0; break;
 		case O_SOLSTOP:
 			sol_stop = strtod(optarg, &end);
 			if (*end || !(sol_stop >= 0 && sol_stop <= 1))
@@ -569,6 +571,7 @@ int main(int argc, char **argv)
 	cJSON_AddStringToObject(conf, "sandbox", cko_sandbox_describe());
 	cJSON_AddNumberToObject(conf, "compile_timeout_s", compile_timeout);
 	cJSON_AddNumberToObject(conf, "compile_memory_mb", compile_memory);
+	cJSON_AddBoolToObject(conf, "memory", use_memory);
 	cJSON *bud = cJSON_AddObjectToObject(conf, "budget");
 	cJSON_AddNumberToObject(bud, "sol_stop", sol_stop);
 	cJSON_AddNumberToObject(bud, "patience", (double)patience);
@@ -625,6 +628,7 @@ int main(int argc, char **argv)
 	buf_printf(&mk, "SOL_STOP    := %g\n", sol_stop);
 	buf_printf(&mk, "PATIENCE    := %ld\n", patience);
 	buf_printf(&mk, "MIN_GAIN    := %g\n", min_gain);
+	buf_printf(&mk, "MEMORY      := %d\n", use_memory);
 	if (proposals)
 		buf_printf(&mk, "PROPOSALS   := %s\n", abs_path(proposals));
 	if (launcher)
