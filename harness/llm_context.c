@@ -1,8 +1,10 @@
 /* llm_context.c: the material a propose or repair prompt needs, gathered
  * from a run folder (docs/formats.md, "A run folder") into one markdown
  * document: the workload, the GPU, the best kernel with its launch rules,
- * timings against the reference, compile figures and profile, the last
- * iteration's results, the history and research notes.
+ * timings against the reference, the headroom to the speed of light,
+ * compile figures and profile, the last
+ * iteration's results, the history, research notes and examples from
+ * earlier runs.
  *
  * Hidden cases never appear with names, sizes or data: a failure on one is
  * told by its class only ("failed a hidden correctness case: wrong
@@ -451,6 +453,45 @@ static void timing_table(ctx *x, const cand *c)
 	buf_puts(md, "\n");
 }
 
+/* The headroom to the speed of light per performance case, from the
+ * history's "sol" (cko-rank): the cases with the most headroom first. */
+static void headroom(ctx *x)
+{
+	cko_buf *md = x->md;
+	const cJSON *sol = cko_jget(x->history, "sol"), *cs = cko_jget(sol, "cases");
+	if (!cJSON_GetArraySize(cs))
+		return;
+	buf_printf(md, "## Headroom to the speed of light\n\n"
+		       "The floor of each performance case at the GPU's measured rates (%.4g TFLOP/s FP32, %.4g GB/s "
+		       "copy bandwidth): the larger of its FLOP over the compute rate and its bytes over the "
+		       "bandwidth; the bound says which. Achieved is floor / best time: the lower it is, the more "
+		       "there is to gain; most headroom first.\n\n",
+		   num(sol, "fp32_tflops"), num(sol, "memory_gbps"));
+	int base = 0;
+	for (const cJSON *e = cs->child; e; e = e->next)
+		base |= isfinite(num(e, "baseline_ms"));
+	buf_printf(md, "| case | best (ms) | floor (ms) | bound | achieved |%s\n| --- | ---: | ---: | --- | ---: |%s\n",
+		   base ? " vendor baseline (ms) | baseline achieved |" : "", base ? " ---: | ---: |" : "");
+	for (const cJSON *e = cs->child; e; e = e->next) {
+		const char *name = cko_jstr_opt(e, "case", "?");
+		if (is_hidden_name(x, name))
+			continue;
+		double b = num(e, "best_ms"), f = num(e, "sol_ms"), a = num(e, "fraction");
+		buf_printf(md, "| %s | ", name);
+		buf_printf(md, isfinite(b) ? "%.4g | " : "- | ", b);
+		buf_printf(md, isfinite(f) ? "%.4g | " : "- | ", f);
+		buf_printf(md, "%s | ", cko_jstr_opt(e, "bound", "-"));
+		buf_printf(md, isfinite(a) ? "%.1f%% |" : "- |", 100 * a);
+		if (base) {
+			double v = num(e, "baseline_ms"), va = num(e, "baseline_fraction");
+			buf_printf(md, isfinite(v) ? " %.4g |" : " - |", v);
+			buf_printf(md, isfinite(va) ? " %.1f%% |" : " - |", 100 * va);
+		}
+		buf_puts(md, "\n");
+	}
+	buf_puts(md, "\n");
+}
+
 /* One line on a candidate's outcome, hidden details removed. */
 static void outcome(ctx *x, const cand *c)
 {
@@ -609,6 +650,22 @@ static void research(ctx *x, int iter)
 	free(t);
 }
 
+/* The remembered runs most like this one (memory.md, cko-docs --memory). */
+static void memory(ctx *x)
+{
+	char *p = path2(x->run, "memory.md");
+	char *t = text_opt(p, 24576);
+	free(p);
+	if (t && *t) {
+		buf_puts(x->md, "## Examples from earlier runs (what worked on similar workloads)\n\n"
+				"Verified best kernels of earlier runs with a similar signature or description, "
+				"and the changes that helped them; adapt what fits, the cases here may differ.\n\n");
+		buf_puts(x->md, t);
+		buf_puts(x->md, "\n");
+	}
+	free(t);
+}
+
 void llm_context_build(const char *rundir, int iter, llm_context *out)
 {
 	memset(out, 0, sizeof *out);
@@ -676,10 +733,12 @@ void llm_context_build(const char *rundir, int iter, llm_context *out)
 			buf_printf(&md, " (%.2fx the reference's %.4g ms)", rg / g, rg);
 		buf_puts(&md, "\n\n");
 		timing_table(&x, best);
+		headroom(&x);
 		if (!out->mode_repair)
 			candidate_files(&x, best, 1);
 	} else if (x.n) {
 		buf_puts(&md, "No candidate has passed every case yet.\n\n");
+		headroom(&x);
 	} else {
 		buf_puts(&md, "No candidate has been evaluated yet.\n\n");
 	}
@@ -701,6 +760,7 @@ void llm_context_build(const char *rundir, int iter, llm_context *out)
 	if (x.n)
 		history_table(&x, best);
 	research(&x, iter);
+	memory(&x);
 
 	out->markdown = md.s;
 	for (int i = 0; i < x.n; i++)

@@ -20,6 +20,14 @@ research.md: workload/description.txt
 	cko-docs --research "$$(head -c 2000 workload/description.txt)" -o $@
 endif
 
+# The memory across runs: the remembered runs most like this workload (its
+# signature's shape and description), read into every context as examples.
+ifeq ($(MEMORY),1)
+HISTORY_EXTRA += memory.md
+memory.md: $(SIGNATURE)
+	cko-docs --memory "$$(jq -r '[.entry, (.params[]? | .name, .dtype, .kind)] | map(strings) | join(" ")' $(SIGNATURE)) $$(head -c 2000 workload/description.txt 2>/dev/null)" --exclude . -o $@
+endif
+
 define propose
 iter-$(1)/context.md iter-$(1)/meta.json &: iter-$(1)/history.json
 	cko-llm context --run . --iter $(1) -o iter-$(1)/context.md --meta iter-$(1)/meta.json
@@ -29,18 +37,23 @@ iter-$(1)/prompt.json: iter-$(1)/context.md iter-$(1)/meta.json
 
 $(foreach j,$(CAND_NUMS),
 iter-$(1)/response-$(j).json: | iter-$(1)/prompt.json props.json
+	@if $$(call stopped,$(1)); then jq '{tool: "make", status: "stopped", reason: .stop.reason}' iter-$(1)/history.json >$$@; \
+	else echo "cko-llm ask -o $$@ iter-$(1)/prompt.json"; \
 	cko-llm ask -c $(LLM_CONFIG) --tools $(LLM_TOOLS) --enable $(LLM_ENABLE) \
 	  --var arch=$$$$(jq -r .arch props.json) --var signature=$(SIGNATURE) $(LLM_ALLOW) \
-	  --transcript iter-$(1)/transcript-$(j).json --usage iter-$(1)/usage-$(j).json -o $$@ iter-$(1)/prompt.json
+	  --transcript iter-$(1)/transcript-$(j).json --usage iter-$(1)/usage-$(j).json -o $$@ iter-$(1)/prompt.json; fi
 )
 
+# A stopped iteration (the budget, mk/run.mk) asks nothing: its responses
+# and candidates only say why.
 iter-$(1)/proposed.json: $(foreach j,$(CAND_NUMS),iter-$(1)/response-$(j).json) cases/index.json
-	@for j in $(CAND_NUMS); do \
+	@if $$(call stopped,$(1)); then $$(call stop_records,$(1)); else \
+	for j in $(CAND_NUMS); do \
 	  echo "cko-llm extract -o iter-$(1)/c$$$$j"; \
 	  cko-llm extract -s $(SIGNATURE) -C cases --parent "$$$$(jq -r '.parent // empty' iter-$(1)/meta.json)" \
 	    -o iter-$(1)/c$$$$j iter-$(1)/response-$$$$j.json $$(VERDICT) || exit $$$$?; \
-	done
-	jq -n '{tool: "make", iteration: $(shell expr $(1) + 0), candidates: ("$(strip $(CAND_NUMS))" | split(" ") | map("c" + .))}' >$$@.tmp && mv $$@.tmp $$@
+	done; \
+	jq -n '{tool: "make", iteration: $(shell expr $(1) + 0), candidates: ("$(strip $(CAND_NUMS))" | split(" ") | map("c" + .))}' >$$@.tmp && mv $$@.tmp $$@; fi
 endef
 
 # ---- generating the parts of the workload the user left out ----

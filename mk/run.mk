@@ -45,6 +45,17 @@ REFERENCE   ?= workload/reference.cu
 REFERENCE_LAUNCH ?= workload/reference-launch.json
 INITIAL     ?= workload/initial.cu
 INITIAL_LAUNCH ?= workload/launch.json
+# The budget (docs/model.md): an iteration is stopped once every performance
+# case reaches SOL_STOP of its speed-of-light time, or after PATIENCE
+# iterations in a row that each improved the best by less than MIN_GAIN
+# (0 turns a rule off). STOP=off runs the iterations not yet made anyway.
+SOL_STOP    ?= 0.9
+PATIENCE    ?= 3
+MIN_GAIN    ?= 0.01
+STOP        ?= on
+# 1: an ended run is remembered (cko-docs --memory-add) and the model sees
+# the remembered runs most like this one (memory.md); cko-init --no-memory: 0.
+MEMORY      ?= 1
 
 # ---- checks before anything is planned ----
 # ITER and CANDIDATES are whole numbers, bounded: make reads the rules of
@@ -105,6 +116,15 @@ VERDICT = || [ $$? -eq 1 ]
 skip = jq -n --arg r "$(1)" '{tool: "make", status: "skipped", reason: $$r}' >$@.tmp && mv $@.tmp $@
 # $(call okay,FILE): the file's status is ok (or pass).
 okay = case "$$(jq -r .status $(1))" in ok|pass) true ;; *) false ;; esac
+# The budget's rules for cko-rank; a stopped iteration's candidates say why
+# (proposal.json status "stopped"), are skipped, and the later ones follow.
+BUDGET = $(if $(filter off,$(STOP)),,--sol-stop $(SOL_STOP) --patience $(PATIENCE) --min-gain $(MIN_GAIN))
+stopped = jq -e .stop iter-$(1)/history.json >/dev/null
+stop_records = echo "iter-$(1): stopped: $$(jq -r .stop.reason iter-$(1)/history.json)"; \
+	for j in $(CAND_NUMS); do mkdir -p iter-$(1)/c$$j && \
+	  jq '{proposer: "budget", status: "stopped", ended: .stop.ended, reason: .stop.reason, parent: null}' \
+	    iter-$(1)/history.json >iter-$(1)/c$$j/proposal.json || exit; done; \
+	jq -n '{tool: "make", iteration: $(shell expr $(1) + 0), candidates: ("$(strip $(CAND_NUMS))" | split(" ") | map("c" + .)), stopped: true}' >$@.tmp && mv $@.tmp $@
 # Request files of a candidate: all, or the performance cases only.
 REQUESTS = $$(jq -r '.requests[]' $(1)/requests/index.json | sed 's|^|$(1)/requests/|')
 PERF_CASES = $$(jq -r '.[] | select(.kind == "performance") | .name' cases/index.json)
@@ -131,6 +151,8 @@ HEATMAP := $(if $(shell command -v gnuplot 2>/dev/null),heatmap.png,)
 # 4.3 does not see the PATH exported above, so look in CKO_BIN first.)
 HAVE_BASELINE := $(or $(wildcard $(CKO_BIN)/cko-baseline),$(shell command -v cko-baseline 2>/dev/null))
 BASELINE := $(if $(and $(HAVE_BASELINE),$(filter sgemm,$(shell jq -r .entry $(SIGNATURE) 2>/dev/null))),baseline.json)
+# The proposals see the baseline's times beside the speed of light.
+HISTORY_EXTRA += $(BASELINE)
 
 # No recipe, so `make -q` says whether the run is complete; `make show`
 # prints the summary again.
@@ -232,7 +254,8 @@ PROPOSE_manual = cko-propose-manual -i $(2) -k $(CANDIDATES) -o $(1) $(PROPOSALS
 # (mk/llm.mk replaces it when a model proposes).
 define propose
 iter-$(1)/proposed.json: iter-$(1)/history.json
-	$(call PROPOSE_$(PROPOSER),iter-$(1),$(1))
+	@if $$(call stopped,$(1)); then $$(call stop_records,$(1)); \
+	else echo "$(call PROPOSE_$(PROPOSER),iter-$(1),$(1))"; $(call PROPOSE_$(PROPOSER),iter-$(1),$(1)); fi
 endef
 ifeq ($(PROPOSER),llm)
 include $(CKO_SHARE)/mk/llm.mk
@@ -241,7 +264,7 @@ endif
 define iteration
 iter-$(1)/history.json: $(call results_of,$(2)) $(HISTORY_EXTRA)
 	@mkdir -p iter-$(1)
-	cko-rank --run . --upto $(2) -o $$@
+	cko-rank --run . --upto $(2) $(BUDGET) -o $$@
 
 $(eval $(call propose,$(1)))
 $(foreach j,$(CAND_NUMS),$(eval $(call candidate,iter-$(1)/c$(j),iter-$(1)/proposed.json)))
@@ -267,6 +290,9 @@ summary.json: history.json $(BASELINE) $(SANITIZE_JSON)
 	@# the best candidate's outputs, kept: replay/out/ (and the replay requests proven)
 	@if [ -f best.cu ]; then echo "cko-run replay/*.json"; \
 	  $(GPU) cko-run -t $(TIMEOUT) --keep-outputs -o replay-run.json replay/*.json; fi
+	@# the memory across runs (cko-docs --memory-add): a run without a valid best
+	@# is refused (exit 1), and an unwritable memory folder (exit 3) only warns
+	$(if $(filter 1,$(MEMORY)),cko-docs --memory-add . $(VERDICT) || [ $$? -eq 3 ])
 	@cko-rank --print summary.json
 	@[ -f best.cu ] && echo "best kernel: $(CURDIR)/best.cu (launch: best-launch.json, replay requests: replay/)" || true
 

@@ -5,6 +5,9 @@
 : "${CKO_BIN:=$CKO_TOP/bin}"
 : "${TEST_TMP:=$(mktemp -d)}"
 PATH="$CKO_BIN:$PATH"
+# The memory across runs (cko-docs --memory-add) stays in the test's folder.
+CKO_MEMORY_DIR=${CKO_MEMORY_DIR:-$TEST_TMP/memory}
+export CKO_MEMORY_DIR
 export CKO_QUIET=1
 T=$TEST_TMP
 DATA=$CKO_TOP/tests/data

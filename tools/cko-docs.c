@@ -5,6 +5,7 @@
 #include "bm25.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <curl/curl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -24,6 +25,9 @@ static void usage(int status)
 		"       cko-docs --fetch URL [--cache dir]\n"
 		"       cko-docs --research topic [-n count] [-c corpus-dir] [-o notes.md]\n"
 		"       cko-docs --html file.html\n"
+		"       cko-docs --memory query [-n count] [--exclude run-dir] [--memory-dir dir] [-o file]\n"
+		"       cko-docs --memory-add run-dir [--memory-dir dir]\n"
+		"       cko-docs --memory-clear [--memory-dir dir]\n"
 		"  -n, --count count        passages to print, 1 to 100 (default 5, for --research 12)\n"
 		"  -c, --corpus corpus-dir  the guidance corpus (default: docs/guidance of the share folder)\n"
 		"      --cache dir          the folder of fetched pages (default $XDG_CACHE_HOME/cko/docs or ~/.cache/cko/docs)\n"
@@ -33,6 +37,12 @@ static void usage(int status)
 		"      --fetch URL          download an https://docs.nvidia.com/ page into the cache, then search any query given\n"
 		"      --research topic     write research notes for a topic\n"
 		"      --html file.html     print the text --fetch would store for a local HTML file\n"
+		"      --memory query       the remembered runs most like the query, as markdown examples (default 2)\n"
+		"      --exclude run-dir    with --memory, leave this run's own entry out\n"
+		"      --memory-add run-dir remember an ended run: its best kernel, launch rules, signature and notes\n"
+		"      --memory-clear       forget every remembered run\n"
+		"      --memory-dir dir     the memory folder (default $CKO_MEMORY_DIR, $XDG_DATA_HOME/cko/memory\n"
+		"                           or ~/.local/share/cko/memory)\n"
 		"  -h, --help               print this help and exit\n");
 	exit(status);
 }
@@ -614,6 +624,290 @@ static void research(cko_corpus *c, const char *topic, int count, const char *ou
 	free(low);
 }
 
+/* ---- the memory across runs: one JSON file per finished run ---- */
+
+/* $CKO_MEMORY_DIR, else $XDG_DATA_HOME/cko/memory, else ~/.local/share/cko/memory. */
+static char *memory_dir(const char *given)
+{
+	const char *e = getenv("CKO_MEMORY_DIR"), *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
+	if (given)
+		return xstrdup(given);
+	if (e && *e)
+		return xstrdup(e);
+	if (x && *x)
+		return xasprintf("%s/cko/memory", x);
+	if (!h || !*h)
+		cko_die(CKO_ENV, "no memory folder: set CKO_MEMORY_DIR, XDG_DATA_HOME or HOME");
+	return xasprintf("%s/.local/share/cko/memory", h);
+}
+
+static cJSON *json_in(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	cJSON *j = cko_exists(p) ? cko_json_load(p) : NULL;
+	free(p);
+	return j;
+}
+
+static char *text_in(const char *dir, const char *name, size_t cap)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	char *t = cko_exists(p) ? cko_read_file(p, 8u << 20, NULL) : NULL;
+	free(p);
+	if (t && strlen(t) > cap)
+		t[cko_utf8_cut(t, strlen(t), cap)] = 0;
+	return t;
+}
+
+/* The signature's shape: entry name, then name:kind:dtype:role per param. */
+static char *signature_shape(const cJSON *sig)
+{
+	cko_buf b = {0};
+	buf_printf(&b, "%s(", cko_jstr_opt(sig, "entry", "?"));
+	const cJSON *ps = cko_jget(sig, "params");
+	for (const cJSON *q = ps ? ps->child : NULL; q; q = q->next)
+		buf_printf(&b, "%s%s %s %s %s", q == ps->child ? "" : ", ", cko_jstr_opt(q, "role", cko_jstr_opt(q, "kind", "")),
+			   cko_jstr_opt(q, "dtype", ""), cko_jstr_opt(q, "kind", ""), cko_jstr_opt(q, "name", "?"));
+	buf_puts(&b, ")");
+	return b.s;
+}
+
+/* Why a run may not be remembered, or NULL: no verified best, a best that
+ * is not valid, or a candidate that ran unconfined or failed in the sandbox. */
+static const char *memory_refusal(const cJSON *sum, const cJSON *hist)
+{
+	const char *best = cko_jstr_opt(sum, "best", NULL);
+	if (!sum)
+		return "no summary.json (the run has not ended)";
+	if (!best)
+		return "the run has no verified best";
+	int found = 0;
+	for (const cJSON *c = cko_jget(hist, "candidates") ? cko_jget(hist, "candidates")->child : NULL; c; c = c->next) {
+		const char *id = cko_jstr_opt(c, "id", ""), *st = cko_jstr_opt(c, "status", "");
+		if (!strcmp(id, best))
+			found = !strcmp(st, "ok") ? 1 : -1;
+		const char *why = cko_jstr_opt(c, "reason", "");
+		if (strstr(why, "sandbox") || strstr(why, "landlock") || strstr(why, "Landlock"))
+			return "a candidate failed in the sandbox";
+	}
+	if (found != 1)
+		return "its best is not a valid candidate of history.json";
+	for (const cJSON *v = cko_jget(sum, "sandbox") ? cko_jget(sum, "sandbox")->child : NULL; v; v = v->next)
+		if (!cJSON_IsString(v) || strncmp(v->valuestring, "landlock", 8))
+			return "candidates ran without the sandbox";
+	return NULL;
+}
+
+/* The notes of the candidates that helped: each verified one that beat the
+ * best before it. */
+static cJSON *helpful_notes(const cJSON *hist)
+{
+	cJSON *a = cJSON_CreateArray();
+	double best = INFINITY;
+	for (const cJSON *c = cko_jget(hist, "candidates") ? cko_jget(hist, "candidates")->child : NULL; c; c = c->next) {
+		double g = cko_jnum_opt(c, "geomean_ms", 0);
+		if (strcmp(cko_jstr_opt(c, "status", ""), "ok") || !(g > 0) || g >= best)
+			continue;
+		if (isfinite(best) && cko_jstr_opt(c, "note", NULL) && cJSON_GetArraySize(a) < 32)
+			cJSON_AddItemToArray(a, cJSON_CreateString(cko_jstr_opt(c, "note", "")));
+		best = g;
+	}
+	return a;
+}
+
+static int memory_add(const char *run, const char *dir)
+{
+	char rp[PATH_MAX];
+	if (!realpath(run, rp))
+		cko_die(CKO_BADINPUT, "%s: no such run folder", run);
+	cJSON *sum = json_in(rp, "summary.json"), *hist = json_in(rp, "history.json");
+	const char *no = memory_refusal(sum, hist);
+	if (no) {
+		cko_warn("%s: not remembered: %s", rp, no);
+		cJSON_Delete(sum);
+		cJSON_Delete(hist);
+		return CKO_VERDICT;
+	}
+	cJSON *sig = json_in(rp, "workload/signature.json"), *launch = json_in(rp, "best-launch.json");
+	cJSON *conf = json_in(rp, "config.json");
+	char *kernel = text_in(rp, "best.cu", 1u << 20), *desc = text_in(rp, "workload/description.txt", 4000);
+	if (!kernel || !launch || !sig)
+		cko_die(CKO_BADINPUT, "%s: best.cu, best-launch.json or workload/signature.json is missing", rp);
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "tool", "cko-docs");
+	cJSON_AddStringToObject(e, "run", rp);
+	cJSON_AddStringToObject(e, "created", cko_jstr_opt(conf, "created", ""));
+	cJSON_AddStringToObject(e, "workload", cko_jstr_opt(sum, "workload", "custom"));
+	cJSON_AddStringToObject(e, "gpu", cko_jstr_opt(sum, "gpu", "?"));
+	cJSON_AddStringToObject(e, "proposer", cko_jstr_opt(sum, "proposer", "?"));
+	char *shape = signature_shape(sig);
+	cJSON_AddStringToObject(e, "shape", shape);
+	cJSON_AddItemToObject(e, "signature", cJSON_Duplicate(sig, 1));
+	cJSON_AddStringToObject(e, "description", desc ? desc : "");
+	cJSON_AddStringToObject(e, "best", cko_jstr_opt(sum, "best", "?"));
+	static const char *nums[] = {"best_geomean_ms", "speedup_vs_reference", "speedup_vs_initial"};
+	for (int i = 0; i < 3; i++)
+		if (cko_jget(sum, nums[i]))
+			cJSON_AddNumberToObject(e, nums[i], cko_jnum_opt(sum, nums[i], 0));
+	const cJSON *mf = cko_jget(cko_jget(sum, "sol"), "min_fraction");
+	if (cJSON_IsNumber(mf))
+		cJSON_AddNumberToObject(e, "sol_fraction", mf->valuedouble);
+	cJSON_AddItemToObject(e, "notes", helpful_notes(hist));
+	cJSON_AddStringToObject(e, "kernel", kernel);
+	cJSON_AddItemToObject(e, "launch", cJSON_Duplicate(launch, 1));
+	cko_mkdir_p(dir);
+	char hex[65];
+	cko_sha256_hex(rp, strlen(rp), hex);
+	char *path = xasprintf("%s/run-%.16s.json", dir, hex);
+	cko_json_write(path, e); /* through a temporary file and rename */
+	cko_info("remembered %s as %s", rp, path);
+	free(path);
+	free(shape);
+	free(kernel);
+	free(desc);
+	cJSON *all[] = {e, sum, hist, sig, launch, conf};
+	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+		cJSON_Delete(all[i]);
+	return CKO_OK;
+}
+
+/* The entries, NULL-terminated, each with its path; an unreadable one is skipped. */
+static cJSON **memory_load(const char *dir, int *n)
+{
+	int k;
+	char **names = cko_is_dir(dir) ? cko_list_dir(dir, ".json", &k) : NULL;
+	if (!names)
+		k = 0;
+	cJSON **v = xcalloc((size_t)k + 1, sizeof *v);
+	*n = 0;
+	for (int i = 0; i < k; i++) {
+		if (strncmp(names[i], "run-", 4))
+			continue;
+		char *p = xasprintf("%s/%s", dir, names[i]), err[512];
+		size_t len;
+		char *t = cko_try_read_file(p, 8u << 20, &len, err, sizeof err);
+		cJSON *j = t ? cko_json_parse(t, len, err, sizeof err) : NULL;
+		if (j && cJSON_IsString(cko_jget(j, "kernel")))
+			v[(*n)++] = j;
+		else {
+			cko_warn("%s: ignored: %s", p, t ? err : "unreadable");
+			cJSON_Delete(j);
+		}
+		free(t);
+		free(p);
+	}
+	cko_free_list(names, k);
+	return v;
+}
+
+static void fence_md(cko_buf *b, const char *lang, const char *text)
+{
+	int run = 0, longest = 0;
+	for (const char *p = text; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		longest = run > longest ? run : longest;
+	}
+	int f = longest >= 3 ? longest + 1 : 3;
+	buf_printf(b, "%.*s%s\n%s%s%.*s\n\n", f, "``````````````````", lang, text,
+		   *text && text[strlen(text) - 1] == '\n' ? "" : "\n", f, "``````````````````");
+}
+
+/* The entries most like the query (BM25 over shape, description and notes),
+ * as markdown examples; the run given with --exclude is left out. */
+static int memory_search(const char *dir, const char *query, int count, const char *exclude, const char *out)
+{
+	int n;
+	cJSON **v = memory_load(dir, &n);
+	char ex[PATH_MAX] = "";
+	if (exclude && !realpath(exclude, ex))
+		ex[0] = 0;
+	cko_corpus cp = {0};
+	int nwhich = n + 1, *which = xcalloc((size_t)nwhich, sizeof *which);
+	for (int i = 0; i < n; i++) {
+		if (*ex && !strcmp(cko_jstr_opt(v[i], "run", ""), ex))
+			continue;
+		cko_buf d = {0};
+		buf_printf(&d, "# %s %s\n\n%s\n\n", cko_jstr_opt(v[i], "workload", ""), cko_jstr_opt(v[i], "shape", ""),
+			   cko_jstr_opt(v[i], "description", ""));
+		for (const cJSON *t = cko_jget(v[i], "notes") ? cko_jget(v[i], "notes")->child : NULL; t; t = t->next)
+			if (cJSON_IsString(t))
+				buf_printf(&d, "%s\n", t->valuestring);
+		int before = cp.n;
+		char name[32];
+		snprintf(name, sizeof name, "%d", i);
+		cko_corpus_add(&cp, name, d.s, NULL);
+		if (cp.n > nwhich)
+			which = xrealloc(which, (size_t)(nwhich = cp.n * 2) * sizeof *which);
+		for (int k = before; k < cp.n; k++)
+			which[k] = i; /* passage -> entry */
+		buf_free(&d);
+	}
+	cko_hit *hits = xcalloc((size_t)count * 4 + 4, sizeof *hits);
+	int nh = cp.n ? cko_corpus_search(&cp, query, count * 4, hits) : 0;
+	cko_buf b = {0};
+	buf_add(&b, "", 0);
+	int shown = 0, *seen = xcalloc((size_t)n + 1, sizeof *seen);
+	for (int h = 0; h < nh && shown < count; h++) {
+		int i = which[hits[h].passage];
+		if (seen[i]++)
+			continue;
+		const cJSON *e = v[i];
+		shown++;
+		buf_printf(&b, "## Example %d: %s, %s on %s (%s)", shown, cko_jstr_opt(e, "workload", "?"),
+			   cko_jstr_opt(e, "shape", "?"), cko_jstr_opt(e, "gpu", "?"), cko_jstr_opt(e, "proposer", "?"));
+		if (cko_jget(e, "speedup_vs_reference"))
+			buf_printf(&b, ": %.2fx the reference", cko_jnum_opt(e, "speedup_vs_reference", 0));
+		if (cko_jget(e, "sol_fraction"))
+			buf_printf(&b, ", %.3g%% of the speed of light", 100 * cko_jnum_opt(e, "sol_fraction", 0));
+		buf_puts(&b, "\n\n");
+		const cJSON *notes = cko_jget(e, "notes");
+		if (cJSON_GetArraySize(notes)) {
+			buf_puts(&b, "What helped, in order:\n\n");
+			for (const cJSON *t = notes->child; t; t = t->next)
+				if (cJSON_IsString(t)) {
+					char *s1 = cko_text_visible(t->valuestring);
+					buf_printf(&b, "- %.*s\n", (int)cko_utf8_cut(s1, strlen(s1), 300), s1);
+					free(s1);
+				}
+			buf_puts(&b, "\n");
+		}
+		fence_md(&b, "cuda", cko_jstr_opt(e, "kernel", ""));
+		char *l = cJSON_PrintUnformatted(cko_jget(e, "launch"));
+		fence_md(&b, "json", l ? l : "null");
+		free(l);
+	}
+	cko_write_file(out, b.s, b.len);
+	buf_free(&b);
+	for (int i = 0; i < n; i++)
+		cJSON_Delete(v[i]);
+	free(v);
+	free(which);
+	free(seen);
+	free(hits);
+	cko_corpus_free(&cp);
+	return CKO_OK;
+}
+
+static int memory_clear(const char *dir)
+{
+	int k;
+	char **names = cko_is_dir(dir) ? cko_list_dir(dir, ".json", &k) : NULL;
+	int removed = 0;
+	for (int i = 0; names && i < k; i++) {
+		if (strncmp(names[i], "run-", 4))
+			continue;
+		char *p = xasprintf("%s/%s", dir, names[i]);
+		if (unlink(p))
+			cko_die(CKO_ENV, "%s: cannot remove: %s", p, strerror(errno));
+		removed++;
+		free(p);
+	}
+	if (names)
+		cko_free_list(names, k);
+	cko_info("%s: %d entries removed", dir, removed);
+	return CKO_OK;
+}
+
 int main(int argc, char **argv)
 {
 	cko_setprog(argv[0]);
@@ -622,8 +916,13 @@ int main(int argc, char **argv)
 		{"json", no_argument, 0, 'j'}, {"fetch", required_argument, 0, 'F'},
 		{"cache", required_argument, 0, 'C'}, {"no-cache", no_argument, 0, 'N'},
 		{"research", required_argument, 0, 'R'}, {"output", required_argument, 0, 'o'},
-		{"html", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"html", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'},
+		{"memory", required_argument, 0, 'M'}, {"memory-add", required_argument, 0, 'A'},
+		{"memory-clear", no_argument, 0, 'X'}, {"memory-dir", required_argument, 0, 'D'},
+		{"exclude", required_argument, 0, 'E'}, {0, 0, 0, 0},
 	};
+	char *mquery = NULL, *madd = NULL, *mdir = NULL, *mexclude = NULL;
+	int mclear = 0;
 	int count = -1, json = 0, nocache = 0, c;
 	char *corpus = NULL, *cache = NULL, *url = NULL, *topic = NULL, *out = "-", *html = NULL;
 	while ((c = getopt_long(argc, argv, "n:c:o:h", lo, NULL)) != -1) {
@@ -644,9 +943,24 @@ int main(int argc, char **argv)
 		case 'R': topic = optarg; break;
 		case 'o': out = optarg; break;
 		case 'H': html = optarg; break;
+		case 'M': mquery = optarg; break;
+		case 'A': madd = optarg; break;
+		case 'X': mclear = 1; break;
+		case 'D': mdir = optarg; break;
+		case 'E': mexclude = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
+	}
+	if (!!mquery + !!madd + mclear > 1 || ((mquery || madd || mclear) && optind != argc))
+		usage(2);
+	if (mquery || madd || mclear) {
+		char *d = memory_dir(mdir);
+		cko_out_check(out);
+		int st = madd ? memory_add(madd, d) : mclear ? memory_clear(d)
+							 : memory_search(d, mquery, count > 0 ? count : 2, mexclude, out);
+		free(d);
+		return st;
 	}
 	if (html) {
 		char *page = cko_read_file(html, MAX_PAGE, NULL), *title;

@@ -30,7 +30,8 @@ static void usage(int status)
 		"                [--input-cases file] [--space file] [--config file] [--model name] [--max-iterations n]\n"
 		"                [--candidates k] [--strategy s] [--seed n] [--hidden-seed n] [--use-nsight]\n"
 		"                [--nvidia-research] [--sanitize] [--gpus n] [--timeout s] [--compile-timeout s]\n"
-		"                [--compile-memory MB] [--no-sandbox] [--keep-outputs] [--proposals dir]\n"
+		"                [--compile-memory MB] [--no-sandbox] [--keep-outputs] [--sol-stop f] [--patience n]\n"
+		"                [--min-gain f] [--no-memory] [--proposals dir]\n"
 		"                [--launcher command] [--results dir | --run-dir dir]\n"
 		"      --workload name           take the parts of a built-in workload: sgemm, reduce_sum, softmax, transpose, layernorm\n"
 		"      --from run-dir            take the parts of an earlier run, its best kernel as the initial kernel\n"
@@ -58,6 +59,13 @@ static void usage(int status)
 		"      --compile-memory MB       memory limit of every compile, at least 64 (run.mk's COMPILE_MEMORY, default 4096)\n"
 		"      --no-sandbox              compile and run candidates without Landlock (run.mk's SANDBOX := off)\n"
 		"      --keep-outputs            keep every candidate's outputs as .npy (run.mk's KEEP_OUTPUTS := 1)\n"
+		"      --sol-stop f              stop once every performance case reaches this fraction of its speed-of-light\n"
+		"                                time (run.mk's SOL_STOP, default 0.9; 0: never)\n"
+		"      --patience n              stop after n iterations in a row gained less than --min-gain (run.mk's\n"
+		"                                PATIENCE, default 3; 0: never)\n"
+		"      --min-gain f              the gain in the best geomean an iteration must bring, a fraction (run.mk's\n"
+		"                                MIN_GAIN, default 0.01)\n"
+		"      --no-memory               neither remember this run nor show the model remembered runs (run.mk's MEMORY := 0)\n"
 		"      --proposals dir           without a model, take hand-written proposals from dir (see cko-propose-manual(1))\n"
 		"      --launcher command        run every GPU step under this launcher, e.g. \"srun -n1 --gres=gpu:1\"\n"
 		"      --results dir             the folder the run folder is made in (default results)\n"
@@ -268,7 +276,8 @@ int main(int argc, char **argv)
 	cko_setprog(argv[0]);
 	enum { O_WORKLOAD = 256, O_FROM, O_DESC, O_SIG, O_REF, O_REFL, O_INIT, O_LAUNCH, O_CASES, O_SPACE, O_CONFIG,
 	       O_MODEL, O_ITERS, O_CANDS, O_STRAT, O_SEED, O_HSEED, O_NSIGHT, O_RESEARCH, O_SANITIZE, O_GPUS,
-	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER, O_CTIMEOUT, O_CMEMORY, O_NOSANDBOX, O_KEEP, O_RUNDIR };
+	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER, O_CTIMEOUT, O_CMEMORY, O_NOSANDBOX, O_KEEP, O_RUNDIR,
+	       O_SOLSTOP, O_PATIENCE, O_MINGAIN, O_NOMEMORY };
 	static const struct option lo[] = {
 		{"workload", required_argument, 0, O_WORKLOAD}, {"from", required_argument, 0, O_FROM},
 		{"description", required_argument, 0, O_DESC}, {"signature", required_argument, 0, O_SIG},
@@ -285,6 +294,8 @@ int main(int argc, char **argv)
 		{"launcher", required_argument, 0, O_LAUNCHER}, {"compile-timeout", required_argument, 0, O_CTIMEOUT},
 		{"compile-memory", required_argument, 0, O_CMEMORY}, {"no-sandbox", no_argument, 0, O_NOSANDBOX},
 		{"keep-outputs", no_argument, 0, O_KEEP}, {"run-dir", required_argument, 0, O_RUNDIR},
+		{"sol-stop", required_argument, 0, O_SOLSTOP}, {"patience", required_argument, 0, O_PATIENCE},
+		{"min-gain", required_argument, 0, O_MINGAIN}, {"no-memory", no_argument, 0, O_NOMEMORY},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	part parts[NPARTS] = {
@@ -297,8 +308,9 @@ int main(int argc, char **argv)
 	const char *strategy = NULL, *proposals = NULL, *results = "results", *launcher = NULL;
 	const char *run_dir = NULL;
 	long iters = -1, cands = -1, gpus = 0, seed = -1, hseed = -1;
-	double timeout = 0, compile_timeout = 60, compile_memory = 4096;
-	int nsight = 0, research = 0, sanitize = 0, keep = 0, c, supplied_ref = 0;
+	double timeout = 0, compile_timeout = 60, compile_memory = 4096, sol_stop = 0.9, min_gain = 0.01;
+	long patience = 3;
+	int nsight = 0, research = 0, sanitize = 0, keep = 0, c, supplied_ref = 0, use_memory = 1;
 	char *end;
 #define NUM(var, lo_, what)                                                                                        \
 	do {                                                                                                       \
@@ -346,6 +358,22 @@ int main(int argc, char **argv)
 			break;
 		case O_NOSANDBOX: cko_sandbox_disable(); break;
 		case O_KEEP: keep = 1; break;
+		case O_NOMEMORY: use_memory = 0; break;
+		case O_SOLSTOP:
+			sol_stop = strtod(optarg, &end);
+			if (*end || !(sol_stop >= 0 && sol_stop <= 1))
+				cko_die(CKO_BADINPUT, "--sol-stop %s: expected a fraction from 0 (never) to 1", optarg);
+			break;
+		case O_PATIENCE:
+			NUM(patience, 0, "--patience");
+			if (patience > CKO_MAX_ITER)
+				cko_die(CKO_BADINPUT, "--patience %s: at most %d", optarg, CKO_MAX_ITER);
+			break;
+		case O_MINGAIN:
+			min_gain = strtod(optarg, &end);
+			if (*end || !(min_gain >= 0 && min_gain < 10))
+				cko_die(CKO_BADINPUT, "--min-gain %s: expected a fraction >= 0 (0.01 is 1%%)", optarg);
+			break;
 		case O_PROPOSALS: proposals = optarg; break;
 		case O_RESULTS: results = optarg; break;
 		case O_RUNDIR: run_dir = optarg; break;
@@ -543,6 +571,11 @@ int main(int argc, char **argv)
 	cJSON_AddStringToObject(conf, "sandbox", cko_sandbox_describe());
 	cJSON_AddNumberToObject(conf, "compile_timeout_s", compile_timeout);
 	cJSON_AddNumberToObject(conf, "compile_memory_mb", compile_memory);
+	cJSON_AddBoolToObject(conf, "memory", use_memory);
+	cJSON *bud = cJSON_AddObjectToObject(conf, "budget");
+	cJSON_AddNumberToObject(bud, "sol_stop", sol_stop);
+	cJSON_AddNumberToObject(bud, "patience", (double)patience);
+	cJSON_AddNumberToObject(bud, "min_gain", min_gain);
 	if (missing.len)
 		cJSON_AddStringToObject(conf, "generate", missing.s);
 	cJSON *srcs = cJSON_AddObjectToObject(conf, "sources");
@@ -592,6 +625,10 @@ int main(int argc, char **argv)
 	buf_printf(&mk, "COMPILE_MEMORY := %g\n", compile_memory);
 	buf_printf(&mk, "SANDBOX     := %s\n", cko_sandbox_enabled() ? "on" : "off");
 	buf_printf(&mk, "KEEP_OUTPUTS := %d\n", keep);
+	buf_printf(&mk, "SOL_STOP    := %g\n", sol_stop);
+	buf_printf(&mk, "PATIENCE    := %ld\n", patience);
+	buf_printf(&mk, "MIN_GAIN    := %g\n", min_gain);
+	buf_printf(&mk, "MEMORY      := %d\n", use_memory);
 	if (proposals)
 		buf_printf(&mk, "PROPOSALS   := %s\n", abs_path(proposals));
 	if (launcher)

@@ -18,7 +18,7 @@ static void usage(int status)
 		"usage: cko-rank --candidate dir [--props props.json] [--reference bench.json] [--floor-slack f]\n"
 		"                [--max-speedup x] -o result.json\n"
 		"       cko-rank --run dir --upto N [-o history.json] [--summary summary.json] [--best best.cu]\n"
-		"                [--replay dir] [--sanitize sanitize.json]\n"
+		"                [--replay dir] [--sanitize sanitize.json] [--sol-stop f] [--patience n] [--min-gain f]\n"
 		"       cko-rank --print summary.json\n"
 		"      --candidate dir           write the verdict of a candidate folder to result.json\n"
 		"      --props props.json        the GPU's peak rates for the speed-of-light floor (cko-props)\n"
@@ -32,6 +32,11 @@ static void usage(int status)
 		"      --best best.cu            also copy the best kernel there and its launch.json beside it (for best.cu, best-launch.json)\n"
 		"      --replay dir              also write one replay request per case of the best candidate there\n"
 		"      --sanitize sanitize.json  cko-sanitize's result: its rejected candidates are never best\n"
+		"      --sol-stop f              history.json's stop: when every performance case reaches this fraction of\n"
+		"                                its speed-of-light time (0: never)\n"
+		"      --patience n              ... or when n iterations in a row gained less than --min-gain (0: never)\n"
+		"      --min-gain f              the gain an iteration must bring to count, a fraction of the best geomean\n"
+		"                                (default 0; 0.01 is 1%%)\n"
 		"      --print summary.json      show a summary as a table\n"
 		"  -h, --help                    print this help and exit\n");
 	exit(status);
@@ -182,6 +187,11 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 	} else if (!strcmp(status_of(prop), "none")) {
 		status = "skipped", stage = "propose";
 		reason = cko_text_visible(cko_jstr_opt(prop, "note", "nothing proposed"));
+	} else if (!strcmp(status_of(prop), "stopped")) {
+		/* The run's budget stopped it (mk/run.mk, --sol-stop, --patience). */
+		status = "skipped", stage = "budget";
+		reason = cko_text_visible(cko_jstr_opt(prop, "reason", "the run's budget stopped it"));
+		cJSON_AddStringToObject(r, "stopped", cko_jstr_opt(prop, "ended", "budget"));
 	} else if (!is_ok(prop)) {
 		status = "invalid", stage = "propose";
 		reason = cko_text_visible(cko_jstr_opt(prop, "reason", "invalid proposal"));
@@ -364,12 +374,12 @@ static void write_replay(const char *req_path, const char *replay_dir, const cha
 }
 
 /* Sums token counts from every usage*.json of the iterations. */
-static cJSON *token_totals(const char *run, int upto)
+static cJSON *token_totals_range(const char *run, int from, int upto)
 {
 	static const char *keys[] = {"prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens", "cost_usd"};
 	double sum[5] = {0};
 	int found = 0;
-	for (int i = 0; i <= upto; i++) {
+	for (int i = from; i <= upto; i++) {
 		char *d = xasprintf("%s/iter-%03d", run, i);
 		int n;
 		char **names = cko_list_dir(d, ".json", &n);
@@ -395,6 +405,194 @@ static cJSON *token_totals(const char *run, int upto)
 	return t;
 }
 
+/* ---- speed of light: each performance case's floor at the measured rates ---- */
+
+/* The rates the floor is taken at: cko-props --measure's FP32 FMA rate and
+ * copy bandwidth, the nominal peaks where a figure was not measured. */
+static void sol_rates(const cJSON *props, double *tflops, double *gbps)
+{
+	const cJSON *m = cko_jget(props, "measured"), *pk = cko_jget(props, "peak");
+	*tflops = cko_jnum_opt(m, "fp32_tflops", 0);
+	*gbps = cko_jnum_opt(m, "copy_gbps", 0);
+	if (!(*tflops > 0))
+		*tflops = cko_jnum_opt(pk, "fp32_tflops", 0);
+	if (!(*gbps > 0))
+		*gbps = cko_jnum_opt(pk, "dram_gbps", 0);
+}
+
+static int cmp_fraction(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	double fx = cko_jnum_opt(x, "fraction", 2), fy = cko_jnum_opt(y, "fraction", 2);
+	return fx < fy ? -1 : fx > fy;
+}
+
+/* history.json's "sol": per performance case the floor (the larger of the
+ * compute time and the memory time at the rates), its bound, the best
+ * candidate's time and the fraction of the speed of light it reaches
+ * (sol_ms / best_ms), the vendor baseline's where there is one; the cases
+ * with the most headroom (lowest fraction) first. */
+static cJSON *sol_report(const char *run, const cJSON *index, const cJSON *props, const cJSON *best,
+			 const cJSON *baseline)
+{
+	double pf, pb;
+	sol_rates(props, &pf, &pb);
+	cJSON *sol = cJSON_CreateObject();
+	cJSON_AddNumberToObject(sol, "fp32_tflops", pf);
+	cJSON_AddNumberToObject(sol, "memory_gbps", pb);
+	if (best)
+		cJSON_AddStringToObject(sol, "candidate", cko_jstr_opt(best, "id", "?"));
+	else
+		cJSON_AddNullToObject(sol, "candidate");
+	char *cp = xasprintf("%s/cases", run);
+	cJSON *tmp[256];
+	int n = 0;
+	double minf = INFINITY;
+	for (const cJSON *e = index->child; e && n < 256; e = e->next) {
+		if (strcmp(cko_jstr_opt(e, "kind", ""), "performance"))
+			continue;
+		const char *name = cko_jstr_opt(e, "name", "?");
+		double fl = case_num(cp, name, "flops"), by = case_num(cp, name, "bytes");
+		double cms = fl > 0 && pf > 0 ? fl / (pf * 1e12) * 1e3 : 0;
+		double mms = by > 0 && pb > 0 ? by / (pb * 1e9) * 1e3 : 0;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "case", name);
+		if (cms > 0 || mms > 0) {
+			cJSON_AddNumberToObject(o, "sol_ms", fmax(cms, mms));
+			cJSON_AddStringToObject(o, "bound", cms >= mms ? "compute" : "memory");
+		} else {
+			cJSON_AddNullToObject(o, "sol_ms");
+		}
+		if (cms > 0)
+			cJSON_AddNumberToObject(o, "compute_ms", cms);
+		if (mms > 0)
+			cJSON_AddNumberToObject(o, "memory_ms", mms);
+		double bm = cko_jnum_opt(find_case(best, name), "median_ms", 0);
+		if (bm > 0) {
+			cJSON_AddNumberToObject(o, "best_ms", bm);
+			if (cms > 0 || mms > 0) {
+				cJSON_AddNumberToObject(o, "fraction", fmax(cms, mms) / bm);
+				minf = fmin(minf, fmax(cms, mms) / bm);
+			}
+		}
+		double vm = cko_jnum_opt(find_case(baseline, name), "median_ms", 0);
+		if (vm > 0) {
+			cJSON_AddNumberToObject(o, "baseline_ms", vm);
+			if (cms > 0 || mms > 0)
+				cJSON_AddNumberToObject(o, "baseline_fraction", fmax(cms, mms) / vm);
+		}
+		if (!cko_jget(o, "fraction"))
+			minf = -1; /* a case without a fraction: never at the speed of light */
+		tmp[n++] = o;
+	}
+	free(cp);
+	qsort(tmp, (size_t)n, sizeof *tmp, cmp_fraction);
+	cJSON *arr = cJSON_AddArrayToObject(sol, "cases");
+	for (int i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, tmp[i]);
+	if (n && minf >= 0 && isfinite(minf))
+		cJSON_AddNumberToObject(sol, "min_fraction", minf);
+	else
+		cJSON_AddNullToObject(sol, "min_fraction");
+	return sol;
+}
+
+/* ---- the budget: when an iteration is not worth its tokens or GPU time ---- */
+
+typedef struct {
+	int on;            /* any rule given */
+	double sol_stop;   /* stop when every case is at this fraction of SOL (0: never) */
+	int patience;      /* stop after this many iterations in a row ... (0: never) */
+	double min_gain;   /* ... each improving the best geomean by less than this fraction */
+} budget;
+
+/* The stop for iteration upto+1, or NULL: an earlier stop holds (it is
+ * recorded in the stopped candidates' results), else the rules are tried
+ * on iterations 0..upto. after[i] is the best geomean after iteration i
+ * (INFINITY while none is verified). */
+static cJSON *budget_stop(const budget *b, int upto, const double *after, const cJSON *cands, const cJSON *sol)
+{
+	for (const cJSON *c = cands->child; c; c = c->next)
+		if (cko_jstr_opt(c, "stopped", NULL)) {
+			cJSON *s = cJSON_CreateObject();
+			cJSON_AddStringToObject(s, "ended", cko_jstr_opt(c, "stopped", "?"));
+			cJSON_AddNumberToObject(s, "iteration", cko_jnum_opt(c, "iteration", 0));
+			cJSON_AddStringToObject(s, "reason", cko_jstr_opt(c, "reason", "stopped"));
+			return s;
+		}
+	const char *ended = NULL;
+	char *why = NULL;
+	const cJSON *mf = cko_jget(sol, "min_fraction");
+	if (b->sol_stop > 0 && cJSON_IsNumber(mf) && mf->valuedouble >= b->sol_stop) {
+		ended = "sol";
+		why = xasprintf("every performance case is at %.3g or more of its speed-of-light time (the lowest at %.3g)",
+				b->sol_stop, mf->valuedouble);
+	} else if (b->patience > 0 && upto >= b->patience) {
+		int flat = 1;
+		for (int i = upto - b->patience + 1; i <= upto && flat; i++) {
+			double gain = isinf(after[i - 1]) ? (isinf(after[i]) ? 0 : INFINITY) : after[i - 1] / after[i] - 1;
+			flat = gain < b->min_gain;
+		}
+		if (flat) {
+			ended = "no_gain";
+			why = xasprintf("%d iterations in a row improved the best geomean by less than %.3g%%", b->patience,
+					100 * b->min_gain);
+		}
+	}
+	if (!ended)
+		return NULL;
+	cJSON *s = cJSON_CreateObject();
+	cJSON_AddStringToObject(s, "ended", ended);
+	cJSON_AddNumberToObject(s, "iteration", upto + 1);
+	cJSON_AddStringToObject(s, "reason", why);
+	free(why);
+	return s;
+}
+
+/* summary.json's "budget": why the run ended and what it spent and saved.
+ * GPU seconds are the candidates' run and bench steps; the tokens saved
+ * are the mean tokens of a model iteration times the iterations stopped. */
+static void budget_summary(cJSON *s, const char *run, int upto, const cJSON *cands)
+{
+	const char *ended = "iterations";
+	int stopped = 0, model_iters = 0;
+	double gpu = 0, model_tokens = 0;
+	for (int i = 1; i <= upto; i++) {
+		int st = 0;
+		for (const cJSON *c = cands->child; c; c = c->next)
+			if ((int)cko_jnum_opt(c, "iteration", -1) == i && cko_jstr_opt(c, "stopped", NULL)) {
+				if (!stopped)
+					ended = cko_jstr_opt(c, "stopped", "?");
+				st = 1;
+			}
+		stopped += st;
+		cJSON *t = token_totals_range(run, i, i);
+		if (t && !st) {
+			model_tokens += cko_jnum_opt(t, "prompt_tokens", 0) + cko_jnum_opt(t, "completion_tokens", 0);
+			model_iters++;
+		}
+		cJSON_Delete(t);
+	}
+	for (const cJSON *c = cands->child; c; c = c->next)
+		gpu += cko_jnum_opt(cko_jget(c, "seconds"), "run", 0) + cko_jnum_opt(cko_jget(c, "seconds"), "bench", 0);
+	cJSON_AddStringToObject(s, "ended", ended);
+	cJSON *b = cJSON_AddObjectToObject(s, "budget");
+	cJSON_AddStringToObject(b, "ended", ended);
+	cJSON_AddNumberToObject(b, "iterations", upto);
+	cJSON_AddNumberToObject(b, "iterations_run", upto - stopped);
+	cJSON_AddNumberToObject(b, "iterations_stopped", stopped);
+	cJSON_AddNumberToObject(b, "gpu_seconds", gpu);
+	cJSON *all = token_totals_range(run, 0, upto);
+	cJSON_AddNumberToObject(b, "tokens", cko_jnum_opt(all, "prompt_tokens", 0) + cko_jnum_opt(all, "completion_tokens", 0));
+	cJSON_Delete(all);
+	if (model_iters)
+		cJSON_AddNumberToObject(b, "tokens_saved", model_tokens / model_iters * stopped);
+	else
+		cJSON_AddNumberToObject(b, "tokens_saved", 0);
+}
+
+static cJSON *token_totals(const char *run, int upto) { return token_totals_range(run, 0, upto); }
+
 /* 1 if the sanitizer verdict rejected this candidate. */
 static int rejected_by(const cJSON *san, const char *id)
 {
@@ -405,7 +603,7 @@ static int rejected_by(const cJSON *san, const char *id)
 }
 
 static int rank_run(const char *run, int upto, const char *hist_path, const char *sum_path, const char *best_path,
-		    const char *replay, const char *san_path)
+		    const char *replay, const char *san_path, const budget *bud)
 {
 	cJSON *san = san_path ? cko_json_load(san_path) : NULL;
 	cJSON *config = load_opt(run, "config.json"), *props = load_opt(run, "props.json");
@@ -440,6 +638,7 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 	const cJSON *best = NULL;
 	char *best_dir = NULL;
 	int counts[3] = {0};
+	double *after = xcalloc((size_t)upto + 1, sizeof *after);
 	for (int i = 0; i <= upto; i++) {
 		char *d = xasprintf("%s/iter-%03d", run, i);
 		int n;
@@ -467,11 +666,19 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 		}
 		cko_free_list(names, n);
 		free(d);
+		after[i] = best ? gm_of(best) : INFINITY;
 	}
 	if (best)
 		cJSON_AddStringToObject(h, "best", cko_jstr_opt(best, "id", "?"));
 	else
 		cJSON_AddNullToObject(h, "best");
+	cJSON *sol = sol_report(run, index, props, best, baseline);
+	cJSON_AddItemToObject(h, "sol", sol);
+	if (bud->on) {
+		cJSON *st = budget_stop(bud, upto, after, cands, sol);
+		cJSON_AddItemToObject(h, "stop", st ? st : cJSON_CreateNull());
+	}
+	free(after);
 	if (hist_path)
 		cko_json_write(hist_path, h);
 
@@ -568,6 +775,8 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 		cJSON *tok = token_totals(run, upto);
 		if (tok)
 			cJSON_AddItemToObject(s, "tokens", tok);
+		cJSON_AddItemToObject(s, "sol", cJSON_Duplicate(sol, 1));
+		budget_summary(s, run, upto, cands);
 		cko_json_write(sum_path, s);
 		cJSON_Delete(s);
 	}
@@ -685,13 +894,16 @@ int main(int argc, char **argv)
 		{"max-speedup", required_argument, 0, 'm'}, {"summary", required_argument, 0, 's'},
 		{"best", required_argument, 0, 'b'},      {"replay", required_argument, 0, 'y'},
 		{"print", required_argument, 0, 'P'},     {"output", required_argument, 0, 'o'},
-		{"sanitize", required_argument, 0, 'S'},
+		{"sanitize", required_argument, 0, 'S'}, {"sol-stop", required_argument, 0, 'L'},
+		{"patience", required_argument, 0, 'N'}, {"min-gain", required_argument, 0, 'G'},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
 	const char *cand = NULL, *run = NULL, *out = NULL, *sum = NULL, *best = NULL, *replay = NULL, *print = NULL;
 	const char *san = NULL;
 	int upto = -1, c;
 	cand_opts o = {NULL, NULL, 0.8, 1e4};
+	budget bud = {0, 0, 0, 0};
+	char *end;
 	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': cand = optarg; break;
@@ -707,6 +919,21 @@ int main(int argc, char **argv)
 		case 'P': print = optarg; break;
 		case 'o': out = optarg; break;
 		case 'S': san = optarg; break;
+		case 'L':
+			bud.on = 1, bud.sol_stop = strtod(optarg, &end);
+			if (*end || !(bud.sol_stop >= 0 && bud.sol_stop <= 1))
+				cko_die(CKO_BADINPUT, "--sol-stop %s: expected a fraction from 0 (never) to 1", optarg);
+			break;
+		case 'N':
+			bud.on = 1, bud.patience = (int)strtol(optarg, &end, 10);
+			if (*end || bud.patience < 0 || bud.patience > 1000)
+				cko_die(CKO_BADINPUT, "--patience %s: expected iterations from 0 (never) to 1000", optarg);
+			break;
+		case 'G':
+			bud.on = 1, bud.min_gain = strtod(optarg, &end);
+			if (*end || !(bud.min_gain >= 0 && bud.min_gain < 10))
+				cko_die(CKO_BADINPUT, "--min-gain %s: expected a fraction >= 0 (0.01 is 1%%)", optarg);
+			break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -725,5 +952,5 @@ int main(int argc, char **argv)
 	}
 	if (upto < 0)
 		cko_die(CKO_BADINPUT, "--run needs --upto N (the last iteration)");
-	return rank_run(run, upto, out, sum, best, replay, san);
+	return rank_run(run, upto, out, sum, best, replay, san, &bud);
 }

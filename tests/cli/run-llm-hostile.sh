@@ -51,7 +51,8 @@ jq -n -c --arg e "$k_environ" --arg f "$k_file" --arg d "$k_dotenv" --arg r "$k_
 fake_start "$T/script.json" || finish
 fake_config
 jq '{max_iterations: 8, model_settings: .}' "$T/config.json" >cfg.json
-run=$(init_test_run --config cfg.json --hidden-seed $SEED --compile-timeout 3 --compile-memory 600 --results "$T/r")
+# (--patience 0: a run of failing answers must not end it on the budget)
+run=$(init_test_run --config cfg.json --hidden-seed $SEED --compile-timeout 3 --compile-memory 600 --patience 0 --results "$T/r")
 expect_grep run-llm-hostile/limits-in-run-mk '^COMPILE_TIMEOUT := 3$' "$run/run.mk"
 expect_grep run-llm-hostile/sandbox-in-run-mk '^SANDBOX +:= on$' "$run/run.mk"
 t0=$(date +%s)

@@ -7,7 +7,9 @@ kernel_src() { k=$(kernel_dir "$1"); jq -r .source "$k/compile.json"; }
 mode_of() { sed -n 's|.*// FAKE: \([a-z]*\).*|\1|p' "$(kernel_src "$1")" | head -n 1; }
 fake_time() {
 	src=$(kernel_src "$1")
-	t=$(sed -n 's|.*// FAKE:.* time=\([0-9.]*\).*|\1|p' "$src" | head -n 1)
+	c=$(jq -r .case "$1")
+	t=$(sed -n "s|.*// FAKE:.* time\\.$c=\\([0-9.]*\\).*|\\1|p" "$src" | head -n 1)
+	[ -n "$t" ] || t=$(sed -n 's|.*// FAKE:.* time=\([0-9.]*\).*|\1|p' "$src" | head -n 1)
 	if [ -z "$t" ]; then
 		b=$(jq -r '.defines.BLOCK // 128' "$(kernel_dir "$1")/launch.json" 2>/dev/null || echo 128)
 		# fastest at BLOCK=256, deterministic
