@@ -84,15 +84,19 @@ class State:
                 f.write(json.dumps(entry, sort_keys=True) + "\n")
 
 
-# What real servers answered to requests they refuse (docs/model.md): the
-# status and body, for a predicate on the request.
+# What real servers answered to requests they refuse (docs/model.md), as
+# llama-cpp-python 0.3.36 said it (its venv's path shortened to /venv).
+S1_SCHEMA = '1 validation error:\n  {\'type\': \'literal_error\', \'loc\': (\'body\', \'response_format\', \'type\'), \'msg\': "Input should be \'text\' or \'json_object\'", \'input\': \'json_schema\', \'ctx\': {\'expected\': "\'text\' or \'json_object\'"}}\n\n  File "/venv/lib/python3.11/site-packages/llama_cpp/server/app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions'
+S1_NULL_CONTENT = '7 validation errors:\n  {\'type\': \'literal_error\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestSystemMessage\', \'role\'), \'msg\': "Input should be \'system\'", \'input\': \'assistant\', \'ctx\': {\'expected\': "\'system\'"}}\n  {\'type\': \'literal_error\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestUserMessage\', \'role\'), \'msg\': "Input should be \'user\'", \'input\': \'assistant\', \'ctx\': {\'expected\': "\'user\'"}}\n  {\'type\': \'string_type\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestAssistantMessage\', \'content\'), \'msg\': \'Input should be a valid string\', \'input\': None}\n  {\'type\': \'literal_error\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestToolMessage\', \'role\'), \'msg\': "Input should be \'tool\'", \'input\': \'assistant\', \'ctx\': {\'expected\': "\'tool\'"}}\n  {\'type\': \'missing\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestToolMessage\', \'tool_call_id\'), \'msg\': \'Field required\', \'input\': {\'role\': \'assistant\', \'content\': None, \'tool_calls\': [{\'id\': \'c1\', \'type\': \'function\', \'function\': {\'name\': \'f\', \'arguments\': \'{}\'}}]}}\n  {\'type\': \'literal_error\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestFunctionMessage\', \'role\'), \'msg\': "Input should be \'function\'", \'input\': \'assistant\', \'ctx\': {\'expected\': "\'function\'"}}\n  {\'type\': \'missing\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestFunctionMessage\', \'name\'), \'msg\': \'Field required\', \'input\': {\'role\': \'assistant\', \'content\': None, \'tool_calls\': [{\'id\': \'c1\', \'type\': \'function\', \'function\': {\'name\': \'f\', \'arguments\': \'{}\'}}]}}\n\n  File "/venv/lib/python3.11/site-packages/llama_cpp/server/app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions'
+
+
 def _s1_refuses(body):
     rf = body.get("response_format") or {}
     if rf.get("type") not in (None, "text", "json_object"):
-        return "response_format.type must be text or json_object"
+        return S1_SCHEMA
     for m in body.get("messages", []):
         if m.get("role") == "assistant" and m.get("tool_calls") and not isinstance(m.get("content"), str):
-            return 'can only concatenate str (not "NoneType") to str'
+            return S1_NULL_CONTENT
     return None
 
 
