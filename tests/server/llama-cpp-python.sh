@@ -36,9 +36,10 @@ if [ $up != 1 ]; then
 fi
 ok server-start
 
-# A short prompt with the kernel answer's schema: the protocol checks need
-# no long context, and a 270M model on 2 cores reads ~100 tokens a second.
-cko-llm render -t "$CKO_TOP/tests/server/kernel-prompt.md" --schema "$CKO_TOP/prompts/answer.schema.json" \
+# A short prompt and a small schema (note and kernel): the protocol checks
+# need no long context, and llama-cpp-python's grammar for the whole kernel
+# answer schema costs about a second a token on a busy 2-core machine.
+cko-llm render -t "$CKO_TOP/tests/server/kernel-prompt.md" --schema "$CKO_TOP/tests/server/small.schema.json" \
 	-o "$T/prompt.json" 2>/dev/null
 # cfg JQ-OBJECT: $T/config.json for this server, merged with the fields.
 cfg() {
@@ -102,11 +103,12 @@ expect_jq server-tools-sent-back '[.events[] | select(.type == "request")][1].bo
 	| map(select(.role == "assistant" and .tool_calls)) | length >= 1 and all(.content == "")' "$TR"
 expect_jq server-tools-answered '.status == "ok" and .rounds == 2' "$R"
 
-# A whole run through make: the fake GPU tools, this server as the proposer.
+# A whole run through make: the fake GPU tools, this server as the proposer
+# (fenced: the run's prompt is long enough without the schema's grammar).
 fake_gpu_bin "$T/bin"
 export CKO_LOCK_DIR=$T/locks
 jq -n --arg u "http://127.0.0.1:$SPORT/v1" '{max_iterations: 1, model_settings: {base_url: $u,
-	model: "gemma-3-270m", server: "llama-cpp-python", max_completion_tokens: 150, temperature: 0,
+	model: "gemma-3-270m", server: "llama-cpp-python", structured: "fenced", max_completion_tokens: 100, temperature: 0,
 	timeout_s: 240, max_retries: 1, extra_body: {seed: 1}}}' >"$T/run-cfg.json"
 run=$(cd "$T" && init_test_run --config "$T/run-cfg.json" --results "$T/r" 2>"$T/init.err")
 if [ -z "$run" ]; then
