@@ -84,6 +84,11 @@ units: $(UNITS)
 test: all units
 	@CKO_BIN=$(abspath $(BINDIR)) CKO_UNITS=$(abspath $(B))/tests SAN=$(SAN) sh tests/run $(TESTS)
 
+# cko-llm against a real server (tests/server/): installs llama-cpp-python's
+# server and a small model once per machine (~10 min the first time).
+test-server: all
+	@CKO_BIN=$(abspath $(BINDIR)) CKO_UNITS=/nonexistent CKO_SERVER_TESTS=1 sh tests/run server/
+
 # The whole suite under ASan/UBSan (a separate build in build/san).
 test-san:
 	$(MAKE) SAN=1 test
@@ -100,6 +105,6 @@ install: all
 clean:
 	rm -rf build bin
 
-.PHONY: all units test test-san demo install clean
+.PHONY: all units test test-server test-san demo install clean
 .SECONDARY:
 -include $(wildcard $(B)/*/*.d)

@@ -25,8 +25,11 @@ typedef struct {
 	char *base_url;         /* without a trailing slash */
 	int allow_insecure_http; /* the key may go over http to another machine */
 	char *model;
+	char *server;           /* the server family: openai, vllm, llama-server, ... */
 	char *reasoning_effort; /* NULL: not sent */
 	int64_t max_completion_tokens; /* 0: not sent */
+	int token_fields;       /* LLM_F_MAX_COMPLETION | LLM_F_MAX_TOKENS: which carry it */
+	int json_object;        /* response_format json_object + schema first */
 	int has_temperature;
 	double temperature;
 	double timeout_s, connect_timeout_s;
@@ -152,6 +155,7 @@ void llm_drop_nulls(cJSON *j);
 typedef struct {
 	char lang[32];
 	size_t start, len; /* body within the text */
+	int closed;        /* 0: the text ended inside the block */
 } llm_block;
 int llm_fenced_blocks(const char *text, size_t len, llm_block *out, int max);
 

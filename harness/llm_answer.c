@@ -45,7 +45,7 @@ int llm_fenced_blocks(const char *t, size_t len, llm_block *out, int max)
 			size_t q = p + ticks;
 			while (q < le && (t[q] == ' ' || t[q] == '\t'))
 				q++;
-			llm_block b = {{0}, 0, 0};
+			llm_block b = {{0}, 0, 0, 0};
 			size_t w = 0;
 			while (q < le && !isspace((unsigned char)t[q]) && t[q] != '{' && w + 1 < sizeof b.lang)
 				b.lang[w++] = (char)tolower((unsigned char)t[q++]);
@@ -68,6 +68,7 @@ int llm_fenced_blocks(const char *t, size_t len, llm_block *out, int max)
 				if (ci < 4 && k >= ticks && r == ce) {
 					end = cs;
 					next = ce < len ? ce + 1 : len;
+					b.closed = 1;
 					break;
 				}
 				j = ce < len ? ce + 1 : len;
@@ -320,7 +321,7 @@ static cJSON *from_fenced(llm_kind kind, const char *t, size_t len, char *err, s
 	/* The last ```json block that parses as an object. */
 	cJSON *json = NULL;
 	for (int i = nb - 1; i >= 0 && !json; i--)
-		if (!strcmp(b[i].lang, "json") || (!llm_kind_is_kernel(kind) && !b[i].lang[0])) {
+		if (b[i].closed && (!strcmp(b[i].lang, "json") || (!llm_kind_is_kernel(kind) && !b[i].lang[0]))) {
 			char e[256];
 			json = cko_json_parse(t + b[i].start, b[i].len, e, sizeof e);
 			if (json && !cJSON_IsObject(json)) {
@@ -337,11 +338,14 @@ static cJSON *from_fenced(llm_kind kind, const char *t, size_t len, char *err, s
 	char *note = prose(t, len, b, nb);
 	cJSON *a = NULL;
 	if (llm_kind_is_kernel(kind)) {
-		int best = -1, best_global = 0;
+		int best = -1, best_global = 0, unclosed = 0;
 		for (int i = 0; i < nb; i++) {
 			int code = is_kernel_lang(b[i].lang) || !b[i].lang[0];
-			/* An empty block is no kernel (as an empty "kernel" string is not). */
-			if (!code || !b[i].len)
+			/* An empty block is no kernel (as an empty "kernel" string is
+			 * not), and an unclosed one is a reply cut short. */
+			if (code && b[i].len && !b[i].closed)
+				unclosed = 1;
+			if (!code || !b[i].len || !b[i].closed)
 				continue;
 			char *s = slice(t, b[i].start, b[i].len);
 			int global = strstr(s, "__global__") != NULL;
@@ -353,7 +357,9 @@ static cJSON *from_fenced(llm_kind kind, const char *t, size_t len, char *err, s
 				best_global = global;
 			}
 		}
-		if (best < 0) {
+		if (best < 0 && unclosed) {
+			snprintf(err, errlen, "the reply's ```cuda block is not closed (the reply was cut short)");
+		} else if (best < 0) {
 			snprintf(err, errlen, "the reply has no ```cuda block with the kernel");
 		} else if (b[best].len > LLM_KERNEL_MAX) {
 			snprintf(err, errlen, "the kernel is longer than %u bytes", LLM_KERNEL_MAX);

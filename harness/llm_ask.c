@@ -91,6 +91,7 @@ static cJSON *event(llm_session *s, const char *type)
 typedef struct {
 	int present;     /* LLM_F_ fields the next request carries */
 	int tools_open;  /* tool_choice auto (else none) */
+	int json_object; /* response_format is json_object + schema, not json_schema */
 } req_state;
 
 static char *build_body(llm_session *s, const cJSON *messages, const req_state *st)
@@ -109,8 +110,15 @@ static char *build_body(llm_session *s, const cJSON *messages, const req_state *
 		cJSON_AddNumberToObject(b, "temperature", c->temperature);
 	if (st->present & LLM_F_RESPONSE_FORMAT) {
 		cJSON *rf = cJSON_AddObjectToObject(b, "response_format");
-		cJSON_AddStringToObject(rf, "type", "json_schema");
-		cJSON_AddItemToObject(rf, "json_schema", cJSON_Duplicate(cko_jget(s->prompt, "schema"), 1));
+		const cJSON *sch = cko_jget(s->prompt, "schema");
+		if (st->json_object) {
+			/* llama.cpp's servers constrain json_object to a schema. */
+			cJSON_AddStringToObject(rf, "type", "json_object");
+			cJSON_AddItemToObject(rf, "schema", cJSON_Duplicate(cko_jget(sch, "schema"), 1));
+		} else {
+			cJSON_AddStringToObject(rf, "type", "json_schema");
+			cJSON_AddItemToObject(rf, "json_schema", cJSON_Duplicate(sch, 1));
+		}
 	}
 	if (st->present & LLM_F_TOOLS) {
 		cJSON_AddItemToObject(b, "tools", llm_tools_json(s->tools));
@@ -183,6 +191,7 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 	const llm_config *c = s->cfg;
 	char *url = xasprintf("%s/chat/completions", c->base_url);
 	int attempt = 0, degrades = 0;
+	char last[1300] = ""; /* the previous attempt's error */
 	cJSON *result = NULL;
 	for (;;) {
 		char *body = build_body(s, messages, st);
@@ -243,19 +252,46 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 		}
 		if (k == LLM_DEGRADE && degrades++ < 8) {
 			cJSON *dv = event(s, "degrade");
+			/* json_schema refused by a server that names json_object
+			 * as what it takes (llama-cpp-python): json_object with
+			 * the schema next; fenced text when that is refused too. */
+			int to_object = (drop & LLM_F_RESPONSE_FORMAT) && !st->json_object && strcasestr(msg, "json_object");
+			if (to_object) {
+				drop &= ~LLM_F_RESPONSE_FORMAT;
+				st->json_object = 1;
+				cJSON_AddStringToObject(dv, "response_format", "json_object");
+			}
 			flag_names(cJSON_AddArrayToObject(dv, "dropped"), drop);
 			cJSON_AddStringToObject(dv, "reason", msg);
-			cko_warn("the server rejected an optional field; sending again without it: %s", msg);
-			if (drop & LLM_F_MAX_COMPLETION)
+			if (to_object)
+				cko_warn("the server rejected response_format json_schema; asking for json_object with the "
+					 "schema: %s", msg);
+			else
+				cko_warn("the server rejected an optional field; sending again without it: %s", msg);
+			if ((drop & LLM_F_MAX_COMPLETION) && !(st->present & LLM_F_MAX_TOKENS))
 				st->present |= LLM_F_MAX_TOKENS;
+			else if ((drop & LLM_F_MAX_TOKENS) && !(st->present & LLM_F_MAX_COMPLETION) &&
+				 s->cfg->max_completion_tokens)
+				st->present |= LLM_F_MAX_COMPLETION;
 			st->present &= ~drop;
 			if (drop & LLM_F_RESPONSE_FORMAT)
 				go_fenced(s, messages);
+			last[0] = 0;
 			cJSON_Delete(parsed);
 			llm_http_free(&h);
 			save_transcript(s);
 			continue;
 		}
+		/* A 500 that says the same twice is the server's fault, not a
+		 * passing one: asking again would only repeat it. */
+		int same = !strcmp(msg, last);
+		if (k == LLM_RETRY && same && h.status == 500) {
+			snprintf(s->error, sizeof s->error, "the server gave the same error twice, not retrying: %s", msg);
+			cJSON_Delete(parsed);
+			llm_http_free(&h);
+			break;
+		}
+		snprintf(last, sizeof last, "%s", msg);
 		if (k == LLM_RETRY && attempt < c->max_retries) {
 			double ra = -1, v;
 			const char *ms = cko_jstr_opt(h.headers, "retry-after-ms", NULL);
@@ -275,7 +311,12 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 			if (ra >= 0)
 				cJSON_AddNumberToObject(wv, "retry_after_s", ra);
 			cJSON_AddNumberToObject(wv, "wait_s", wait);
-			cko_info("%s; trying again in %.1f s (%d of %d)", msg, wait, attempt + 1, c->max_retries);
+			/* A long message (a server's traceback) is shown once. */
+			if (same)
+				cko_info("the same error again; trying again in %.1f s (%d of %d)", wait, attempt + 1,
+					 c->max_retries);
+			else
+				cko_info("%s; trying again in %.1f s (%d of %d)", msg, wait, attempt + 1, c->max_retries);
 			cJSON_Delete(parsed);
 			llm_http_free(&h);
 			save_transcript(s);
@@ -314,11 +355,11 @@ int llm_ask(llm_session *s)
 	cJSON *status = cJSON_AddStringToObject(t, "status", "running");
 	cJSON_AddArrayToObject(t, "events");
 
-	req_state st = {0, 1};
+	req_state st = {0, 1, c->json_object};
 	if (c->reasoning_effort)
 		st.present |= LLM_F_REASONING;
 	if (c->max_completion_tokens)
-		st.present |= LLM_F_MAX_COMPLETION;
+		st.present |= c->token_fields;
 	if (c->has_temperature)
 		st.present |= LLM_F_TEMPERATURE;
 	int have_tools = s->tools && llm_tools_count(s->tools) > 0;
@@ -344,14 +385,13 @@ int llm_ask(llm_session *s)
 		s->finish_reason = cko_jstr_opt(ch, "finish_reason", NULL);
 		const cJSON *calls = cko_jget(msg, "tool_calls");
 		if (cJSON_IsArray(calls) && calls->child && (st.present & LLM_F_TOOLS) && extra < 2) {
-			/* The assistant's turn goes back as it came, then one result per call. */
+			/* The assistant's turn goes back as it came, then one result
+			 * per call; no text is "", which every server takes
+			 * (llama-cpp-python refuses null and a missing content). */
 			cJSON *am = cJSON_CreateObject();
 			cJSON_AddStringToObject(am, "role", "assistant");
 			const cJSON *ct = cko_jget(msg, "content");
-			if (cJSON_IsString(ct))
-				cJSON_AddStringToObject(am, "content", ct->valuestring);
-			else
-				cJSON_AddNullToObject(am, "content");
+			cJSON_AddStringToObject(am, "content", cJSON_IsString(ct) ? ct->valuestring : "");
 			cJSON_AddItemToObject(am, "tool_calls", cJSON_Duplicate(calls, 1));
 			cJSON_AddItemToArray(messages, am);
 			int i = 0;
@@ -407,14 +447,20 @@ int llm_ask(llm_session *s)
 			s->refusal = xstrdup(ref);
 		}
 		rc = 0;
+		s->rounds++;
 		break;
 	}
-	s->rounds++;
 	cJSON_Delete(messages);
 	cJSON_SetValuestring(status, rc ? "error" : "ok");
 	if (rc)
 		cJSON_AddStringToObject(t, "error", s->error);
-	cJSON_AddStringToObject(t, "mode", s->fenced ? "fenced" : "json_schema");
+	s->json_object = st.json_object;
+	int tf = st.present & (LLM_F_MAX_COMPLETION | LLM_F_MAX_TOKENS);
+	s->limit_field = tf == (LLM_F_MAX_COMPLETION | LLM_F_MAX_TOKENS) ? "max_completion_tokens and max_tokens"
+			 : tf == LLM_F_MAX_TOKENS                         ? "max_tokens"
+			 : tf                                             ? "max_completion_tokens"
+									  : "the server's own limit: none was sent";
+	cJSON_AddStringToObject(t, "mode", s->fenced ? "fenced" : st.json_object ? "json_object" : "json_schema");
 	cJSON_AddNumberToObject(t, "rounds", s->rounds);
 	cJSON_AddNumberToObject(t, "requests", s->requests);
 	cJSON_AddNumberToObject(t, "time_s", cko_now() - cJSON_GetObjectItem(t, "t0")->valuedouble);

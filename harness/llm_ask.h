@@ -20,7 +20,9 @@ typedef struct {
 	char *refusal;
 	const char *finish_reason;
 	int fenced;              /* the turn ended in fenced mode */
-	int rounds, requests;
+	int json_object;         /* else it asked for json_object + schema */
+	const char *limit_field; /* the token limit's field(s) in the last request */
+	int rounds, requests;    /* rounds: responses that arrived */
 	double prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens;
 	char error[1400];        /* why it gave up */
 } llm_session;

@@ -13,7 +13,27 @@ static const char *const config_keys[] = {
 	"base_url", "model", "reasoning_effort", "max_completion_tokens", "temperature", "timeout_s",
 	"connect_timeout_s", "max_retries", "retry_base_s", "retry_max_s", "structured", "prices", "tool_rounds",
 	"tool_calls_per_round", "tool_timeout_s", "tool_output_max", "response_max_bytes", "answer_max_bytes",
-	"extra_body", "allow_insecure_http", "comment", NULL,
+	"extra_body", "allow_insecure_http", "server", "comment", NULL,
+};
+
+/* Server families, only where their protocol differs from OpenAI's
+ * (docs/model.md): which field bounds the reply, whether reasoning_effort
+ * goes by default, and the first response_format to ask for. */
+static const struct {
+	const char *name;
+	int token_fields;      /* LLM_F_MAX_COMPLETION and/or LLM_F_MAX_TOKENS */
+	int reasoning_default; /* send reasoning_effort "medium" when unset */
+	int json_object;       /* ask for json_object + schema, not json_schema */
+} servers[] = {
+	/* OpenAI's reasoning models reject max_tokens. */
+	{"openai", LLM_F_MAX_COMPLETION, 1, 0},
+	{"vllm", LLM_F_MAX_COMPLETION | LLM_F_MAX_TOKENS, 0, 0},
+	/* llama-server reads max_tokens (n_predict) only. */
+	{"llama-server", LLM_F_MAX_TOKENS, 0, 0},
+	/* llama-cpp-python ignores max_completion_tokens and takes a schema
+	 * only under json_object. */
+	{"llama-cpp-python", LLM_F_MAX_TOKENS, 0, 1},
+	{"ollama", LLM_F_MAX_TOKENS, 0, 0},
 };
 
 static double num_in(const cJSON *o, const char *key, double dflt, double lo, double hi, const char *file,
@@ -92,11 +112,24 @@ void llm_config_load(const char *path, llm_config *c)
 		cko_jfail(file, cko_field(field, "model"), "expected a model name");
 	c->model = xstrdup(m ? m->valuestring : "gpt-5-mini");
 
+	const char *sv = cko_jstr_opt(o, "server", "openai");
+	if (cko_jget(o, "server") && !cJSON_IsString(cko_jget(o, "server")))
+		cko_jfail(file, cko_field(field, "server"), "expected a string");
+	size_t si = 0;
+	while (si < sizeof servers / sizeof *servers && strcmp(servers[si].name, sv))
+		si++;
+	if (si == sizeof servers / sizeof *servers)
+		cko_jfail(file, cko_field(field, "server"),
+			  "expected openai, vllm, llama-server, llama-cpp-python or ollama, not '%s'", sv);
+	c->server = xstrdup(sv);
+	c->token_fields = servers[si].token_fields;
+	c->json_object = servers[si].json_object;
+
 	/* null (or "") turns the field off for servers that reject it. */
 	const cJSON *r = cko_jget(o, "reasoning_effort");
 	if (r && !cJSON_IsNull(r) && !cJSON_IsString(r))
 		cko_jfail(file, cko_field(field, "reasoning_effort"), "expected a string or null");
-	if (!r)
+	if (!r && servers[si].reasoning_default)
 		c->reasoning_effort = xstrdup("medium");
 	else if (cJSON_IsString(r) && *r->valuestring) {
 		if (strlen(r->valuestring) > 32 || strspn(r->valuestring, "abcdefghijklmnopqrstuvwxyz_") !=
@@ -166,6 +199,7 @@ void llm_config_free(llm_config *c)
 	free(c->model);
 	free(c->reasoning_effort);
 	free(c->structured);
+	free(c->server);
 	cJSON_Delete(c->extra_body);
 	memset(c, 0, sizeof *c);
 }

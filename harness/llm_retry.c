@@ -1,8 +1,10 @@
 /* llm_retry.c: what a failed attempt means. Transient trouble (408, 409,
  * 429, 5xx, lost connections, timeouts, a garbled body) is retried with
- * exponential backoff and jitter, honouring Retry-After; a 400 that names
- * an optional field the server does not take drops that field; the rest
- * (quota, auth, unknown model, other client errors) gives up at once. */
+ * exponential backoff and jitter, honouring Retry-After; an error (4xx or
+ * 5xx, not 429) whose message names an optional field the request carried
+ * drops that field, since local servers answer an unsupported field with a
+ * 500 as often as with a 400; the rest (quota, auth, unknown model, other
+ * client errors) gives up at once. */
 #include "llm.h"
 
 #include <ctype.h>
@@ -46,14 +48,15 @@ const char *llm_error_message(const cJSON *j, const char *raw, char *msg, size_t
 /* Optional fields, the names a server's error may use for them. */
 static const struct {
 	int flag;
-	const char *names[3];
+	const char *names[4];
 } optional_fields[] = {
-	{LLM_F_RESPONSE_FORMAT, {"response_format", "json_schema", NULL}},
-	{LLM_F_REASONING, {"reasoning_effort", NULL, NULL}},
-	{LLM_F_TEMPERATURE, {"temperature", NULL, NULL}},
-	{LLM_F_MAX_COMPLETION, {"max_completion_tokens", NULL, NULL}},
-	{LLM_F_MAX_TOKENS, {"max_tokens", NULL, NULL}},
-	{LLM_F_TOOLS, {"tool_choice", "tools", NULL}},
+	{LLM_F_RESPONSE_FORMAT, {"response_format", "json_schema", "json_object", NULL}},
+	{LLM_F_REASONING, {"reasoning_effort", NULL}},
+	{LLM_F_TEMPERATURE, {"temperature", NULL}},
+	{LLM_F_MAX_COMPLETION, {"max_completion_tokens", NULL}},
+	{LLM_F_MAX_TOKENS, {"max_tokens", NULL}},
+	/* llama-server without --jinja: "tools param requires --jinja flag". */
+	{LLM_F_TOOLS, {"tool_choice", "tools", "--jinja", NULL}},
 };
 
 static int mentions(const char *text, const char *name)
@@ -63,7 +66,7 @@ static int mentions(const char *text, const char *name)
 	size_t n = strlen(name);
 	for (const char *p = text; (p = strcasestr(p, name)); p += n) {
 		/* A whole word: "max_tokens" must not match "max_completion_tokens"'s tail. */
-		int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '-');
 		int after = isalnum((unsigned char)p[n]) || p[n] == '_';
 		if (!before && !after)
 			return 1;
@@ -79,7 +82,7 @@ static int named_fields(const cJSON *parsed, const char *raw, int present)
 	for (size_t i = 0; i < sizeof optional_fields / sizeof *optional_fields; i++) {
 		if (!(present & optional_fields[i].flag))
 			continue;
-		for (int k = 0; k < 3 && optional_fields[i].names[k]; k++) {
+		for (int k = 0; k < 4 && optional_fields[i].names[k]; k++) {
 			const char *nm = optional_fields[i].names[k];
 			if (param ? !strncmp(param, nm, strlen(nm)) : mentions(raw, nm))
 				drop |= optional_fields[i].flag;
@@ -148,12 +151,15 @@ int llm_classify(const llm_http *h, const cJSON *parsed, int present, int *drop,
 		snprintf(msg, n, "HTTP %ld: %s", h->status, em);
 	if (h->status == 429)
 		return code && !strcmp(code, "insufficient_quota") ? LLM_FATAL : LLM_RETRY;
+	/* What the server says decides, not only the status: llama-cpp-python
+	 * and llama-server answer a field they do not take with a 500. */
+	if (h->status >= 400 && h->status != 401 && h->status != 403) {
+		*drop = named_fields(parsed, h->body, present);
+		if (*drop)
+			return LLM_DEGRADE;
+	}
 	if (h->status == 408 || h->status == 409 || h->status >= 500)
 		return LLM_RETRY;
-	if (h->status == 400 || h->status == 422) {
-		*drop = named_fields(parsed, h->body, present);
-		return *drop ? LLM_DEGRADE : LLM_FATAL;
-	}
 	return LLM_FATAL;
 }
 

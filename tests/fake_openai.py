@@ -26,6 +26,11 @@ Script entries (all optional fields):
   {"delay": 3.0}                       wait this long first (for timeouts)
   {"echo_auth": true}                  put the Authorization header's value
                                        in the error message (tests scrubbing)
+  {"like": "llama-cpp-python"}        answer as that server does a request it
+  {"like": "llama-server"}            refuses, with its own status and error
+                                       body, and keep the entry for the next
+                                       request; a request it takes gets the
+                                       entry's answer (see LIKE below)
 When the script runs out, the server answers 500 "script exhausted".
 
 A request for an absolute URL (POST http://192.0.2.1/v1/...), as a client
@@ -62,6 +67,10 @@ class State:
         self.lock = threading.Lock()
         self.last = time.time()
 
+    def peek(self):
+        with self.lock:
+            return self.script[self.next] if self.next < len(self.script) else None
+
     def take(self):
         with self.lock:
             self.last = time.time()
@@ -73,6 +82,41 @@ class State:
         with self.lock:
             with open(self.log_path, "a", encoding="utf-8") as f:
                 f.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+# What real servers answered to requests they refuse (docs/model.md), as
+# llama-cpp-python 0.3.36 said it (its venv's path shortened to /venv).
+S1_SCHEMA = '1 validation error:\n  {\'type\': \'literal_error\', \'loc\': (\'body\', \'response_format\', \'type\'), \'msg\': "Input should be \'text\' or \'json_object\'", \'input\': \'json_schema\', \'ctx\': {\'expected\': "\'text\' or \'json_object\'"}}\n\n  File "/venv/lib/python3.11/site-packages/llama_cpp/server/app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions'
+S1_NULL_CONTENT = '7 validation errors:\n  {\'type\': \'literal_error\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestSystemMessage\', \'role\'), \'msg\': "Input should be \'system\'", \'input\': \'assistant\', \'ctx\': {\'expected\': "\'system\'"}}\n  {\'type\': \'literal_error\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestUserMessage\', \'role\'), \'msg\': "Input should be \'user\'", \'input\': \'assistant\', \'ctx\': {\'expected\': "\'user\'"}}\n  {\'type\': \'string_type\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestAssistantMessage\', \'content\'), \'msg\': \'Input should be a valid string\', \'input\': None}\n  {\'type\': \'literal_error\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestToolMessage\', \'role\'), \'msg\': "Input should be \'tool\'", \'input\': \'assistant\', \'ctx\': {\'expected\': "\'tool\'"}}\n  {\'type\': \'missing\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestToolMessage\', \'tool_call_id\'), \'msg\': \'Field required\', \'input\': {\'role\': \'assistant\', \'content\': None, \'tool_calls\': [{\'id\': \'c1\', \'type\': \'function\', \'function\': {\'name\': \'f\', \'arguments\': \'{}\'}}]}}\n  {\'type\': \'literal_error\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestFunctionMessage\', \'role\'), \'msg\': "Input should be \'function\'", \'input\': \'assistant\', \'ctx\': {\'expected\': "\'function\'"}}\n  {\'type\': \'missing\', \'loc\': (\'body\', \'messages\', 1, \'ChatCompletionRequestFunctionMessage\', \'name\'), \'msg\': \'Field required\', \'input\': {\'role\': \'assistant\', \'content\': None, \'tool_calls\': [{\'id\': \'c1\', \'type\': \'function\', \'function\': {\'name\': \'f\', \'arguments\': \'{}\'}}]}}\n\n  File "/venv/lib/python3.11/site-packages/llama_cpp/server/app.py", line 376, in create_chat_completion\n    POST /v1/chat/completions'
+
+
+def _s1_refuses(body):
+    rf = body.get("response_format") or {}
+    if rf.get("type") not in (None, "text", "json_object"):
+        return S1_SCHEMA
+    for m in body.get("messages", []):
+        if m.get("role") == "assistant" and m.get("tool_calls") and not isinstance(m.get("content"), str):
+            return S1_NULL_CONTENT
+    return None
+
+
+def _s2_refuses(body):
+    if body.get("tools"):
+        return "tools param requires --jinja flag"
+    if body.get("tool_choice"):
+        return "tool_choice param requires --jinja flag"
+    return None
+
+
+LIKE = {
+    # llama-cpp-python 0.3.36 (python -m llama_cpp.server): its
+    # RouteErrorHandler wraps any exception as a 500.
+    "llama-cpp-python": lambda b: (lambda m: m and (500, {"error": {
+        "message": m, "type": "internal_server_error", "param": None, "code": None}}))(_s1_refuses(b)),
+    # llama.cpp's llama-server without --jinja.
+    "llama-server": lambda b: (lambda m: m and (500, {"error": {
+        "code": 500, "message": m, "type": "server_error"}}))(_s2_refuses(b)),
+}
 
 
 def completion(spec, model, n):
@@ -143,7 +187,12 @@ class Handler(BaseHTTPRequestHandler):
             body = json.loads(text)
         except ValueError:
             body = None
-        i, spec = st.take()
+        like = (st.peek() or {}).get("like")
+        refused = LIKE[like](body if isinstance(body, dict) else {}) if like else None
+        if refused:
+            i, spec = st.next, None
+        else:
+            i, spec = st.take()
         path, host = self.path, None
         if path.startswith("http://") or path.startswith("https://"):
             u = urllib.parse.urlsplit(path)
@@ -156,6 +205,9 @@ class Handler(BaseHTTPRequestHandler):
         st.record(entry)
         if path.rstrip("/") != "/v1/chat/completions":
             self.reply(404, json.dumps({"error": {"message": "no route " + self.path, "code": "not_found"}}))
+            return
+        if refused:
+            self.reply(refused[0], json.dumps(refused[1]))
             return
         if spec is None:
             self.reply(500, json.dumps({"error": {"message": "script exhausted", "type": "server_error"}}))

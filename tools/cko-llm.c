@@ -315,7 +315,7 @@ static int cmd_ask(int argc, char **argv)
 	cJSON_AddStringToObject(r, "status", "ok");
 	cJSON_AddStringToObject(r, "model", cko_jstr_opt(s.final, "model", cfg.model));
 	cJSON_AddStringToObject(r, "answer_kind", llm_kind_name(kind));
-	cJSON_AddStringToObject(r, "mode", s.fenced ? "fenced" : "json_schema");
+	cJSON_AddStringToObject(r, "mode", s.fenced ? "fenced" : s.json_object ? "json_object" : "json_schema");
 	if (s.finish_reason)
 		cJSON_AddStringToObject(r, "finish_reason", s.finish_reason);
 	else
@@ -331,16 +331,21 @@ static int cmd_ask(int argc, char **argv)
 		snprintf(err, sizeof err, "the reply is longer than %zu bytes", cfg.answer_max);
 	else
 		answer = llm_answer_extract(kind, s.content, clen, s.fenced, &how, err, sizeof err);
-	if (answer && s.finish_reason && !strcmp(s.finish_reason, "length"))
-		cko_warn("the reply was cut at the token limit (max_completion_tokens)");
+	int cut = s.finish_reason && !strcmp(s.finish_reason, "length");
+	if (answer && cut)
+		cko_warn("the reply was cut at the token limit (%s)", s.limit_field);
+	/* A structured reply that stops early is cut JSON: say so, not that
+	 * the fenced reading found no block. */
+	if (!answer && cut && !s.fenced && clen && !(s.refusal && !clen))
+		snprintf(err, sizeof err, "the JSON answer is incomplete (cut at the token limit, %s)", s.limit_field);
 	if (answer) {
 		cJSON_AddStringToObject(r, "extracted_from", how);
 		cJSON_AddItemToObject(r, "answer", answer);
 		cJSON_AddNullToObject(r, "answer_error");
 	} else {
-		if (s.finish_reason && !strcmp(s.finish_reason, "length")) {
+		if (cut && !strstr(err, "cut at the token limit")) {
 			size_t n = strlen(err);
-			snprintf(err + n, sizeof err - n, " (the reply was cut at the token limit)");
+			snprintf(err + n, sizeof err - n, " (the reply was cut at the token limit, %s)", s.limit_field);
 		}
 		cJSON_AddNullToObject(r, "extracted_from");
 		cJSON_AddNullToObject(r, "answer");

@@ -59,6 +59,22 @@ int main(void)
 		      LLM_FATAL);
 	CHECK("classify-degrade-absent-field",
 	      classify(400, "{\"error\": {\"message\": \"temperature unsupported\"}}", LLM_F_REASONING, &drop) == LLM_FATAL);
+	/* Local servers refuse a field with a 500: the words decide. */
+	CHECK("classify-500-names-field",
+	      classify(500, "{\"error\": {\"message\": \"response_format.type must be text or json_object\", "
+			    "\"type\": \"internal_server_error\", \"param\": null, \"code\": null}}",
+		       LLM_F_RESPONSE_FORMAT | LLM_F_TOOLS, &drop) == LLM_DEGRADE &&
+		      drop == LLM_F_RESPONSE_FORMAT);
+	CHECK("classify-500-jinja",
+	      classify(500, "{\"error\": {\"code\": 500, \"message\": \"tools param requires --jinja flag\", "
+			    "\"type\": \"server_error\"}}",
+		       LLM_F_TOOLS | LLM_F_MAX_TOKENS, &drop) == LLM_DEGRADE &&
+		      drop == LLM_F_TOOLS);
+	CHECK("classify-500-field-absent",
+	      classify(500, "{\"error\": {\"message\": \"tools param requires --jinja flag\"}}", LLM_F_REASONING,
+		       &drop) == LLM_RETRY);
+	CHECK("classify-401-names-field",
+	      classify(401, "{\"error\": {\"message\": \"no access to tools\"}}", LLM_F_TOOLS, &drop) == LLM_FATAL);
 	llm_http h = {0};
 	h.curl_code = CURLE_OPERATION_TIMEDOUT;
 	char msg[256];
@@ -80,7 +96,7 @@ int main(void)
 	CHECK("fences-lang", n == 3 && !strcmp(b[0].lang, "cuda") && !strcmp(b[1].lang, "json") && !b[2].lang[0]);
 	CHECK("fences-body", n == 3 && b[0].len == 2 && !strncmp(md + b[0].start, "A\n", 2) &&
 				     !strncmp(md + b[1].start, "B\n```\nC\n", b[1].len));
-	CHECK("fences-unclosed", n == 3 && !strcmp(md + b[2].start, "D\n"));
+	CHECK("fences-unclosed", n == 3 && !strcmp(md + b[2].start, "D\n") && !b[2].closed && b[0].closed);
 
 	const char *how;
 	char err[256];
