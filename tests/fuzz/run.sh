@@ -10,7 +10,10 @@
 # Usage: tests/fuzz/run.sh [NAME...]        (default: every harness)
 # Environment:
 #   FUZZ_SECONDS  run time per harness (default 20)
-#   FUZZ_OUT      build and work folder (default ${TMPDIR:-/tmp}/cko-fuzz);
+#   FUZZ_OUT      build and work folder (default ${TMPDIR:-/tmp}/cko-fuzz-N,
+#                 N a checksum of this tree's path: two work trees on one
+#                 machine never link each other's objects, which are
+#                 rebuilt by date alone);
 #                 new corpus entries go to $FUZZ_OUT/NAME/corpus, never
 #                 into the seed corpus
 #   FUZZ_FLAGS    more libFuzzer options (e.g. -jobs=2 -workers=2)
@@ -19,7 +22,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-: "${FUZZ_SECONDS:=20}" "${FUZZ_OUT:=${TMPDIR:-/tmp}/cko-fuzz}" "${FUZZ_FLAGS:=}"
+: "${FUZZ_SECONDS:=20}" "${FUZZ_FLAGS:=}"
+: "${FUZZ_OUT:=${TMPDIR:-/tmp}/cko-fuzz-$(printf %s "$top" | cksum | cut -d' ' -f1)}"
 : "${CC_FUZZ:=clang}" "${CUDA:=/usr/local/cuda}"
 # The host side of libcko that the harnesses reach (no GPU, no NVRTC), and
 # the model answer's extraction and checks (no libcurl).
