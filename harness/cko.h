@@ -374,6 +374,9 @@ void cko_requests_check(int n, char *const *paths);
 /* Reads the inputs of set s (dies with 2 on a shape/dtype mismatch). */
 void cko_request_read_inputs(const cko_request *rq, int s, cko_tensor *tensors /* nparams, unused zeroed */);
 char *cko_request_out_path(const cko_request *rq, int s, const char *name);
+/* out/SET/NAME.json: the record of a device comparison, when the output
+ * itself was not kept (cko-run). */
+char *cko_request_record_path(const cko_request *rq, int s, const char *name);
 
 /* ---- proc.c: child processes with argv (no shell), bounded output ---- */
 typedef struct {

@@ -423,19 +423,17 @@ static int check_inputs(cko_exec *x, int s, char *msg, size_t n)
 	return 0;
 }
 
-void cko_exec_read(cko_exec *x, int s, int i, cko_tensor *t)
+/* Copies parameter q's bytes at src to a fresh host tensor. */
+static void read_back(const cko_rparam *q, CUdeviceptr src, cko_tensor *t)
 {
-	const cko_rparam *q = &x->rq->params[i];
-	memset(t, 0, sizeof *t);
-	t->dtype = q->p.dtype;
-	t->ndim = q->p.ndim;
-	memcpy(t->shape, q->shape, sizeof t->shape);
-	t->count = q->count;
-	t->data = xmalloc(param_bytes(q));
+	*t = cko_rparam_shape(q);
+	t->data = xmalloc(param_bytes(q) ? param_bytes(q) : 1);
 	double t0 = cko_now();
-	CU_CHECK(cuMemcpyDtoH(t->data, x->dev[AT(x, s, i)].ptr, param_bytes(q)));
+	CU_CHECK(cuMemcpyDtoH(t->data, src, param_bytes(q)));
 	cko_phase_add(CKO_PH_READBACK, &t0);
 }
+
+void cko_exec_read(cko_exec *x, int s, int i, cko_tensor *t) { read_back(&x->rq->params[i], x->dev[AT(x, s, i)].ptr, t); }
 
 /* Shared memory is poisoned too: a kernel that reads shared memory it never
  * wrote then sees different garbage in the two launches of cko-run. A PTX
@@ -485,19 +483,7 @@ void cko_exec_save(cko_exec *x, int s, CUstream st)
 	}
 }
 
-void cko_exec_read_saved(cko_exec *x, int i, cko_tensor *t)
-{
-	const cko_rparam *q = &x->rq->params[i];
-	memset(t, 0, sizeof *t);
-	t->dtype = q->p.dtype;
-	t->ndim = q->p.ndim;
-	memcpy(t->shape, q->shape, sizeof t->shape);
-	t->count = q->count;
-	t->data = xmalloc(param_bytes(q) ? param_bytes(q) : 1);
-	double t0 = cko_now();
-	CU_CHECK(cuMemcpyDtoH(t->data, x->shadow[i], param_bytes(q)));
-	cko_phase_add(CKO_PH_READBACK, &t0);
-}
+void cko_exec_read_saved(cko_exec *x, int i, cko_tensor *t) { read_back(&x->rq->params[i], x->shadow[i], t); }
 
 cko_tensor cko_rparam_shape(const cko_rparam *q)
 {

@@ -184,3 +184,8 @@ char *cko_request_out_path(const cko_request *rq, int s, const char *name)
 {
 	return xasprintf("%s/%d/%s.npy", rq->out ? rq->out : "out", s, name);
 }
+
+char *cko_request_record_path(const cko_request *rq, int s, const char *name)
+{
+	return xasprintf("%s/%d/%s.json", rq->out ? rq->out : "out", s, name);
+}

@@ -163,7 +163,7 @@ static int compare_requests(int argc, char **argv, cJSON *out)
 				char *a = cko_request_out_path(&rq, s, q->p.name);
 				cko_tol tol = q->tol;
 				apply_flags(&tol);
-				char *v = xasprintf("%.*s.json", (int)strlen(a) - 4, a);
+				char *v = cko_request_record_path(&rq, s, q->p.name);
 				if (!cko_exists(a) && cko_exists(v))
 					sok &= use_device_verdict(v, e, &tol, tensors, q->p.name);
 				else

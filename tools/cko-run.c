@@ -205,7 +205,7 @@ static const char *launches_agree(cko_exec *x, int s, CUstream st, CUdeviceptr h
 static void write_output(const cko_request *rq, int s, const cko_rparam *q, const cko_tensor *t, const cJSON *verdict)
 {
 	char *npy = cko_request_out_path(rq, s, q->p.name);
-	char *json = xasprintf("%.*s.json", (int)strlen(npy) - 4, npy);
+	char *json = cko_request_record_path(rq, s, q->p.name);
 	double t0 = cko_now();
 	if (t) {
 		cko_npy_write(npy, t);
