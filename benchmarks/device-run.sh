@@ -2,7 +2,8 @@
 # benchmarks/device-run.sh STEP...: what a session on the GPU machine runs,
 # in one call (see ../shared/device/README.md). Builds, then each step:
 #   tests       the GPU tests (tests/gpu/*.sh) and the whole suite
-#   core adversarial profile workloads interrupt sanitize families   one GPU test each
+#   core adversarial profile workloads interrupt sanitize families export
+#               one GPU test each
 #   overhead    per-candidate overhead: a sgemm run on 6 cases
 #               (benchmarks/overhead-cases.json), 3 tuner candidates, no -j
 #   sweep [TAR] every point of the sgemm space timed on square_4096
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
 	t "$step"
 	case $step in
 	tests) timeout 500 sh tests/run 2>&1 | tee "$L/tests.log" | grep -v '^ok ' | tail -60 ;;
-	core|adversarial|profile|workloads|interrupt|sanitize|families) timeout "${STEP_TIMEOUT:-500}" sh tests/run "gpu/$step" 2>&1 | tee "$L/$step.log" | grep -v '^ok ' ;;
+	core|adversarial|profile|workloads|interrupt|sanitize|families|export) timeout "${STEP_TIMEOUT:-500}" sh tests/run "gpu/$step" 2>&1 | tee "$L/$step.log" | grep -v '^ok ' ;;
 	tune)
 		n=$1 k=$2; shift 2
 		run=$(cko-init --workload sgemm --max-iterations "$n" --candidates "$k" --strategy "${STRATEGY:-auto}" --results /tmp/results)

@@ -65,9 +65,9 @@ for w in ${CKO_WORKLOADS:-sgemm reduce_sum softmax transpose layernorm}; do
 		continue
 	fi
 	e=$run/export
-	name=$(jq -r .entry "$run/workload/signature.json")
+	entry=$(jq -r .entry "$run/workload/signature.json")
 	arch=$(jq -r .arch "$run/props.json")
-	if ! "$NVCC" -arch="$arch" -O3 -c -o "$T/$w.o" "$e/$name.cu" >"$T/$w-nvcc.log" 2>&1; then
+	if ! "$NVCC" -arch="$arch" -O3 -c -o "$T/$w.o" "$e/$entry.cu" >"$T/$w-nvcc.log" 2>&1; then
 		fail "gpu/export-$w-nvcc" "$(head -c 600 "$T/$w-nvcc.log")"
 		rm -rf "$run"
 		continue
@@ -78,7 +78,7 @@ for w in ${CKO_WORKLOADS:-sgemm reduce_sum softmax transpose layernorm}; do
 	for c in $(jq -r '.[] | select(.hidden | not) | .name' "$run/cases/index.json"); do
 		r=$run/replay/$c.json
 		[ -f "$r" ] || { fail "gpu/export-$w-$c" "no replay request"; same=0; continue; }
-		driver "$r" "$name" >"$T/$w-$c.cu"
+		driver "$r" "$entry" >"$T/$w-$c.cu"
 		if ! "$NVCC" -arch="$arch" -O2 -I"$e" -o "$T/$w-$c" "$T/$w-$c.cu" "$T/$w.o" >"$T/$w-$c.log" 2>&1; then
 			fail "gpu/export-$w-$c-driver" "$(head -c 600 "$T/$w-$c.log")"
 			same=0
