@@ -1,5 +1,6 @@
 # cko: build the tools, test, install. `make SAN=1` builds with ASan and
-# UBSan into build/san/; `make test` runs what this machine can run.
+# UBSan into build/san/; `make test` runs what this machine can run;
+# `make CUDA=/nonexistent host units` builds what needs no CUDA toolkit.
 CUDA     ?= /usr/local/cuda
 PREFIX   ?= /usr/local
 DESTDIR  ?=
