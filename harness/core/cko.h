@@ -123,6 +123,16 @@ char *cko_self_dir(void);
  * tools find their siblings whatever PATH holds; else NAME itself, for a
  * PATH lookup. Other names come back as they are. Allocated. */
 char *cko_tool_path(const char *name);
+/* The first executable NAME in a folder of $PATH (/usr/bin:/bin when
+ * unset), or NULL. Allocated. */
+char *cko_which(const char *name);
+/* cko's share folder (mk/, prompts/, workloads/, docs/) from where this
+ * program lies (/proc/self/exe's folder BIN): the first of BIN/.. (the
+ * source tree), BIN/../share/cko (an installed tree), BIN/../.. and
+ * BIN/../../.. (build/san/bin) that holds probe ("mk/run.mk", "prompts"),
+ * or NULL. $CKO_SHARE, which comes first, is the caller's to read: tools
+ * differ in what they do when it lacks their part. Allocated. */
+char *cko_share_dir(const char *probe);
 
 /* ---- json.c: cJSON with file-and-field errors ---- */
 #define CKO_JSON_MAX (64u << 20)
