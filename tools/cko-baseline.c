@@ -2,7 +2,7 @@
  * pedantic math mode (no TF32), timed with the protocol of cko-bench
  * (warm-up, CUDA events per launch, L2 flushed between launches, input sets
  * rotated, outputs checked against the expected ones). */
-#include "cko.h"
+#include "cko_gpu.h"
 
 #include <cublas_v2.h>
 #include <getopt.h>

@@ -4,7 +4,7 @@
  * writing a buffer twice its size. Launches rotate among the request's
  * input sets; with --check, the outputs of each set's last timed launch are
  * compared with its expected outputs, and inputs must be unchanged. */
-#include "cko.h"
+#include "cko_gpu.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* cko-compile: NVRTC, a kernel source (+ -D defines) to a CUBIN, with the
  * compile log and ptxas resource usage as JSON. */
-#include "cko.h"
+#include "cko_gpu.h"
 
 #include <ctype.h>
 #include <getopt.h>

@@ -49,18 +49,9 @@ static void usage(int status)
 
 /* ---- the corpus folders ---- */
 
-static char *exe_dir(void)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = 0;
-	return cko_dirname(buf);
-}
-
 /* $CKO_SHARE/docs/guidance, else the binary's ../docs/guidance (a build in
- * the repository) or ../share/cko/docs/guidance (an installed tree). */
+ * the repository) or ../share/cko/docs/guidance (an installed tree), as
+ * cko_share_dir looks. */
 static char *default_corpus(void)
 {
 	const char *share = getenv("CKO_SHARE");
@@ -71,20 +62,13 @@ static char *default_corpus(void)
 				d);
 		return d;
 	}
-	char *e = exe_dir();
-	char *a = xasprintf("%s/../docs/guidance", e ? e : ".");
-	char *b = xasprintf("%s/../share/cko/docs/guidance", e ? e : ".");
-	free(e);
-	if (cko_is_dir(a)) {
-		free(b);
-		return a;
-	}
-	if (cko_is_dir(b)) {
-		free(a);
-		return b;
-	}
-	cko_die(CKO_BADINPUT, "no guidance corpus: neither %s nor %s exists; give one with -c DIR or set CKO_SHARE", a,
-		b);
+	char *top = cko_share_dir("docs/guidance");
+	if (!top)
+		cko_die(CKO_BADINPUT, "no guidance corpus: neither ../docs/guidance nor ../share/cko/docs/guidance "
+				      "beside this program exists; give one with -c DIR or set CKO_SHARE");
+	char *d = cko_path_join(top, "docs/guidance");
+	free(top);
+	return d;
 }
 
 static char *default_cache(void)

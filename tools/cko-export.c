@@ -1,9 +1,9 @@
 /* cko-export: a run's best verified candidate as code a project can build
  * and call: the kernel with its defines fixed, a runtime-API launcher whose
  * grid, block and shared memory are the launch rules compiled to C
- * (harness/export.c), a driver-API launcher for the cubin, a header, the
+ * (harness/export/export.c), a driver-API launcher for the cubin, a header, the
  * cubin and a README saying what was verified. */
-#include "cko.h"
+#include "export.h"
 
 #include <getopt.h>
 #include <stdlib.h>

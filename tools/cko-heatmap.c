@@ -444,17 +444,9 @@ static char *find_gnuplot(void)
 			cko_die(CKO_ENV, "GNUPLOT=%s: not an executable; install gnuplot (Debian: gnuplot-nox)", g);
 		return xstrdup(g);
 	}
-	const char *path = getenv("PATH");
-	char *p = xstrdup(path ? path : "/usr/bin:/bin");
-	for (char *save, *d = strtok_r(p, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		char *f = xasprintf("%s/gnuplot", *d ? d : ".");
-		if (!access(f, X_OK)) {
-			free(p);
-			return f;
-		}
-		free(f);
-	}
-	free(p);
+	char *f = cko_which("gnuplot");
+	if (f)
+		return f;
 	cko_die(CKO_ENV, "gnuplot not found on PATH; install gnuplot (Debian: gnuplot-nox) or set GNUPLOT");
 }
 

@@ -74,45 +74,17 @@ static void usage(int status)
 	exit(status);
 }
 
-/* The folder holding mk/, prompts/ and workloads/: $CKO_SHARE, the
- * installed share/cko beside bin/, or the source tree above bin/. */
+/* The folder holding mk/, prompts/ and workloads/: $CKO_SHARE, else the
+ * source tree above bin/ or the installed share/cko (cko_share_dir). */
 static char *share_dir(void)
 {
 	const char *e = getenv("CKO_SHARE");
 	if (e && *e)
 		return xstrdup(e);
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		char *bin = cko_dirname(exe), *top = cko_dirname(bin);
-		char *inst = xasprintf("%s/share/cko", top);
-		char *probe = xasprintf("%s/mk/run.mk", inst);
-		if (cko_exists(probe)) {
-			free(probe);
-			free(bin);
-			free(top);
-			return inst;
-		}
-		free(probe);
-		free(inst);
-		/* build/san/bin sits two levels deeper than bin */
-		for (int up = 0; up < 3; up++) {
-			probe = xasprintf("%s/mk/run.mk", top);
-			if (cko_exists(probe)) {
-				free(probe);
-				free(bin);
-				return top;
-			}
-			free(probe);
-			char *t = cko_dirname(top);
-			free(top);
-			top = t;
-		}
-		free(top);
-		free(bin);
-	}
-	cko_die(CKO_ENV, "cannot find cko's share folder (mk/run.mk); set CKO_SHARE");
+	char *d = cko_share_dir("mk/run.mk");
+	if (!d)
+		cko_die(CKO_ENV, "cannot find cko's share folder (mk/run.mk); set CKO_SHARE");
+	return d;
 }
 
 static char *abs_path(const char *p)

@@ -57,22 +57,6 @@ static void unavailable(const char *status, const char *fmt, ...)
 	cko_die(CKO_ENV, "%s", msg);
 }
 
-static char *which(const char *name)
-{
-	const char *path = getenv("PATH");
-	char *p = xstrdup(path ? path : "/usr/bin:/bin");
-	for (char *save, *d = strtok_r(p, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		char *f = xasprintf("%s/%s", *d ? d : ".", name);
-		if (!access(f, X_OK)) {
-			free(p);
-			return f;
-		}
-		free(f);
-	}
-	free(p);
-	return NULL;
-}
-
 /* --ncu, $NCU, PATH, the CUDA toolkit, then the newest Nsight Compute
  * under /opt/nvidia/nsight-compute. */
 static char *find_ncu(const char *opt)
@@ -84,7 +68,7 @@ static char *find_ncu(const char *opt)
 			unavailable("no_ncu", "%s%s: ncu is not there or not executable", opt ? "--ncu " : "NCU=", p);
 		return xstrdup(p);
 	}
-	char *w = which("ncu");
+	char *w = cko_which("ncu");
 	if (w)
 		return w;
 	if (!access("/usr/local/cuda/bin/ncu", X_OK))
@@ -109,7 +93,7 @@ static char *find_cko_run(void)
 	if (strchr(f, '/'))
 		return f;
 	free(f);
-	char *w = which("cko-run");
+	char *w = cko_which("cko-run");
 	if (!w)
 		unavailable("error", "cko-run not found beside cko-profile or on PATH");
 	return w;

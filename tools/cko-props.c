@@ -1,7 +1,7 @@
 /* cko-props: the GPU's properties as JSON, and with --measure the measured
  * ceilings (copy bandwidth, FP32 FMA rate) that the speed-of-light floor
  * and roofline fractions use. */
-#include "cko.h"
+#include "cko_gpu.h"
 
 #include <getopt.h>
 #include <stdlib.h>

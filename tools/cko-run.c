@@ -4,7 +4,7 @@
  * output element was written and nothing stale or uninitialised was read.
  * Guards around every buffer catch out-of-bounds writes; inputs are
  * checked unchanged. A fault or a hang is a verdict (exit 1), never a hang. */
-#include "cko.h"
+#include "cko_gpu.h"
 
 #include <getopt.h>
 #include <stdlib.h>

@@ -13,9 +13,5 @@ if ! "${CC_FUZZ:-clang}" -fsanitize=fuzzer,address,undefined -o "$T/probe" "$T/p
 	skip fuzz-smoke "no clang with -fsanitize=fuzzer ($(head -c 120 "$T/probe.log"))"
 	finish
 fi
-if [ ! -f "${CUDA:-/usr/local/cuda}/include/cuda.h" ]; then
-	skip fuzz-smoke "no CUDA headers (cko.h includes cuda.h)"
-	finish
-fi
-FUZZ_SECONDS=${FUZZ_SECONDS:-5} FUZZ_OUT=${FUZZ_OUT:-$T/fuzz} sh "$CKO_TOP/tests/fuzz/run.sh" || _failed=1
+CUDA=/nonexistent FUZZ_SECONDS=${FUZZ_SECONDS:-5} FUZZ_OUT=${FUZZ_OUT:-$T/fuzz} sh "$CKO_TOP/tests/fuzz/run.sh" || _failed=1
 finish

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Enumerates the configurations of a space.json (docs/formats.md) the way
 cko-tune reads it: the product of each variant's tunables, kept when every
-constraint evaluates non-zero.  Expressions follow harness/expr.c: 64-bit
+constraint evaluates non-zero.  Expressions follow harness/core/expr.c: 64-bit
 integers, / and % truncate toward zero, one comparison per level, && and ||
 short-circuit, ceil_div/min/max; an error (unknown name, division by zero,
 overflow) is reported, never taken as false.

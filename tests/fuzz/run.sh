@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/fuzz/run.sh: builds the libFuzzer harnesses tests/fuzz/fuzz-NAME.c
 # with clang (-fsanitize=fuzzer,address,undefined) straight from the host
-# sources of harness/, and runs each for FUZZ_SECONDS seconds from its seed
+# sources of harness/ (core/ and llm/), and runs each for FUZZ_SECONDS seconds from its seed
 # corpus tests/fuzz/corpus/NAME/ (and dictionary NAME.dict, if any).
 # Prints "ok fuzz-NAME: ..." or "FAIL fuzz-NAME: ..." per harness (the
 # lines tests/run counts) and exits 1 if any harness crashed, leaked, hung
@@ -17,18 +17,19 @@
 #                 new corpus entries go to $FUZZ_OUT/NAME/corpus, never
 #                 into the seed corpus
 #   FUZZ_FLAGS    more libFuzzer options (e.g. -jobs=2 -workers=2)
-#   CC_FUZZ       the compiler (default clang), CUDA (default /usr/local/cuda:
-#                 only its headers, for cko.h)
+#   CC_FUZZ       the compiler (default clang); the CUDA toolkit is not
+#                 needed (the harnesses reach only the host core)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 : "${FUZZ_SECONDS:=20}" "${FUZZ_FLAGS:=}"
 : "${FUZZ_OUT:=${TMPDIR:-/tmp}/cko-fuzz-$(printf %s "$top" | cksum | cut -d' ' -f1)}"
-: "${CC_FUZZ:=clang}" "${CUDA:=/usr/local/cuda}"
-# The host side of libcko that the harnesses reach (no GPU, no NVRTC), and
-# the model answer's extraction and checks (no libcurl).
-SRC="err mem fs json dtype npy expr hash rng stats compare workload request llm_answer llm_check"
-CFLAGS="-std=c11 -D_GNU_SOURCE -DFUZZING -g -O1 -fno-omit-frame-pointer -I$top/harness -I$CUDA/include
+: "${CC_FUZZ:=clang}"
+# The host core that the harnesses reach (harness/core: no GPU, no NVRTC),
+# and the model answer's extraction and checks (harness/llm: no libcurl).
+SRC="core/err core/mem core/fs core/json core/dtype core/npy core/expr core/hash core/rng core/stats
+	core/compare core/workload core/request llm/llm_answer llm/llm_check"
+CFLAGS="-std=c11 -D_GNU_SOURCE -DFUZZING -g -O1 -fno-omit-frame-pointer -I$top/harness/core -I$top/harness/llm
 	-fsanitize=address,undefined -fno-sanitize-recover=all"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
@@ -45,10 +46,10 @@ fi
 # cko.h or llm.h.
 objs=
 for s in $SRC; do
-	o=$FUZZ_OUT/obj/$s.o
+	o=$FUZZ_OUT/obj/${s##*/}.o
 	objs="$objs $o"
-	if [ ! "$o" -nt "$top/harness/$s.c" ] || [ ! "$o" -nt "$top/harness/cko.h" ] ||
-		[ ! "$o" -nt "$top/harness/llm.h" ]; then
+	if [ ! "$o" -nt "$top/harness/$s.c" ] || [ ! "$o" -nt "$top/harness/core/cko.h" ] ||
+		[ ! "$o" -nt "$top/harness/llm/llm.h" ]; then
 		# shellcheck disable=SC2086
 		$CC_FUZZ $CFLAGS -fsanitize=fuzzer-no-link -c -o "$o" "$top/harness/$s.c" || {
 			echo "FAIL fuzz-build: $s.c does not compile with $CC_FUZZ"

@@ -5,6 +5,7 @@
  * case, every corner of the hidden ranges, the verified-scalars guard)
  * and on random rules drawn from the expression grammar with random
  * scalars, overflow and division by zero included. */
+#include "export.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -272,6 +272,22 @@ static void visible(void)
 	}
 }
 
+/* cko_which searches PATH; cko_share_dir finds the tree this test was
+ * built in (build/rel/tests or build/san/tests under it), by a clean path. */
+static void finding(void)
+{
+	char *sh = cko_which("sh");
+	CHECK("which-sh", sh && strlen(sh) > 3 && !strcmp(sh + strlen(sh) - 3, "/sh") && !access(sh, X_OK));
+	free(sh);
+	CHECK("which-none", cko_which("cko-no-such-program") == NULL);
+	char *top = cko_share_dir("mk/run.mk");
+	char *mk = top ? cko_path_join(top, "mk/run.mk") : NULL;
+	CHECK("share-dir", !top || (cko_exists(mk) && !strstr(top, "/..")));
+	free(mk);
+	free(top);
+	CHECK("share-dir-none", cko_share_dir("no/such/probe-file") == NULL);
+}
+
 int main(void)
 {
 	const char *t = getenv("TEST_TMP");
@@ -284,6 +300,7 @@ int main(void)
 	utf8_cut();
 	quoting();
 	visible();
+	finding();
 	free(dir);
 	TEST_END();
 }

@@ -4,6 +4,7 @@
 #include "test.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 int main(void)
 {

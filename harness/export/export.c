@@ -6,7 +6,7 @@
  * (an error in the side not evaluated is no error), one comparison per
  * level. The parser mirrors expr.c's grammar; expressions are checked by
  * cko_expr_check first, so only well-formed text reaches it. */
-#include "cko.h"
+#include "export.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/landlock.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,15 @@ static int injected(cko_sandbox *sb)
 	}
 	fclose(f);
 	return n > 0;
+}
+
+const char *cko_cuda_root(void)
+{
+	const char *e = getenv("CUDA_HOME");
+	static char buf[PATH_MAX];
+	if (!realpath(e && *e ? e : "/usr/local/cuda", buf))
+		snprintf(buf, sizeof buf, "%s", e && *e ? e : "/usr/local/cuda");
+	return buf;
 }
 
 /* What the CUDA driver and its libraries open after the context exists:

@@ -1,5 +1,5 @@
 /* exec.c: a request's buffers on the device, with guards and poison. */
-#include "cko.h"
+#include "cko_gpu.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -175,21 +175,11 @@ const char *llm_prompts_dir(void)
 			return dir = d;
 		free(d);
 	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = 0;
-	char *bin = cko_dirname(exe);
-	static const char *const rel[] = {"../prompts", "../share/cko/prompts", NULL};
-	for (const char *const *r = rel; *r && !dir; r++) {
-		char *d = cko_path_join(bin, *r);
-		if (cko_is_dir(d))
-			dir = d;
-		else
-			free(d);
+	char *top = cko_share_dir("prompts");
+	if (top) {
+		dir = cko_path_join(top, "prompts");
+		free(top);
 	}
-	free(bin);
 	return dir;
 }
 

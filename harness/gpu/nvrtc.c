@@ -1,6 +1,6 @@
 /* nvrtc.c: NVRTC with the harness's own options; sources never choose
  * options or include paths (cko-compile also screens #include lines). */
-#include "cko.h"
+#include "cko_gpu.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,15 +20,6 @@ const char *cko_cuda_include_dir(void)
 	const char *e = getenv("CUDA_HOME");
 	static char buf[1024];
 	snprintf(buf, sizeof buf, "%s/include", e && *e ? e : "/usr/local/cuda");
-	return buf;
-}
-
-const char *cko_cuda_root(void)
-{
-	const char *e = getenv("CUDA_HOME");
-	static char buf[PATH_MAX];
-	if (!realpath(e && *e ? e : "/usr/local/cuda", buf))
-		snprintf(buf, sizeof buf, "%s", e && *e ? e : "/usr/local/cuda");
 	return buf;
 }
 

@@ -432,6 +432,25 @@ static char *exe_dir(void)
 	return cko_dirname(exe);
 }
 
+/* The first entry of path (colon-separated) whose name passes ok: that
+ * file, and the entry in *dir when dir is not NULL; NULL if none. */
+static char *path_find(const char *path, const char *name, int (*ok)(const char *), char **dir)
+{
+	char *p = xstrdup(path);
+	for (char *save, *d = strtok_r(p, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char *f = xasprintf("%s/%s", *d ? d : ".", name);
+		if (ok(f)) {
+			if (dir)
+				*dir = xstrdup(*d ? d : ".");
+			free(p);
+			return f;
+		}
+		free(f);
+	}
+	free(p);
+	return NULL;
+}
+
 char *cko_self_dir(void)
 {
 	const char *a0 = cko_argv0();
@@ -441,20 +460,48 @@ char *cko_self_dir(void)
 	if (a0 && *a0 && path) {
 		/* A name found on PATH by whoever started us: the first entry
 		 * that holds this program is the folder it came from. */
-		char *p = xstrdup(path);
-		for (char *save, *d = strtok_r(p, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-			char *f = xasprintf("%s/%s", *d ? d : ".", a0);
-			int self = is_self(f);
+		char *d, *f = path_find(path, a0, is_self, &d);
+		if (f) {
 			free(f);
-			if (self) {
-				char *r = xstrdup(*d ? d : ".");
-				free(p);
-				return r;
-			}
+			return d;
 		}
-		free(p);
 	}
 	return exe_dir();
+}
+
+static int executable(const char *f)
+{
+	return !access(f, X_OK);
+}
+
+char *cko_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	return path_find(path ? path : "/usr/bin:/bin", name, executable, NULL);
+}
+
+char *cko_share_dir(const char *probe)
+{
+	char *bin = exe_dir();
+	if (!bin)
+		return NULL;
+	/* bin/ of the source tree, an installed tree's bin/, build/san/bin */
+	char *top = cko_dirname(bin), *found = NULL;
+	char *inst = xasprintf("%s/share/cko", top);
+	char *up = cko_dirname(top), *up2 = cko_dirname(up);
+	char *const dirs[] = {top, inst, up, up2};
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs && !found; i++) {
+		char *f = cko_path_join(dirs[i], probe);
+		if (cko_exists(f))
+			found = xstrdup(dirs[i]);
+		free(f);
+	}
+	free(up2);
+	free(up);
+	free(inst);
+	free(top);
+	free(bin);
+	return found;
 }
 
 static char *beside(const char *dir, const char *name)

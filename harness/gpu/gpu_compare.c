@@ -2,7 +2,7 @@
  * gpu_compare.cu (embedded at build time) and reads back only the
  * statistics: a tensor of gigabytes costs a few milliseconds instead of a
  * copy to the host and a pass over it there. */
-#include "cko.h"
+#include "cko_gpu.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* cuda.c: the driver API through dlopen + cuGetProcAddress, so the tools
  * load everywhere and say plainly when there is no driver or no GPU. */
-#include "cko.h"
+#include "cko_gpu.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
