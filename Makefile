@@ -68,8 +68,16 @@ $(BINDIR)/%: $(B)/tools/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# cuBLAS only for the vendor baseline.
-$(BINDIR)/cko-baseline: LDLIBS += -lcublas -lcudart
+# cuBLAS and CUB only for the vendor baseline. CUB is C++ headers: its row
+# sums (tools/baseline_cub.cu, a C interface) are built by nvcc, SASS for
+# sm_90 and PTX for the driver to compile for others, and linked here only.
+$(B)/tools/baseline_cub.o: tools/baseline_cub.cu tools/baseline_cub.h
+	@mkdir -p $(@D)
+	$(NVCC) -c -O3 -std=c++17 -Itools -gencode arch=compute_75,code=compute_75 \
+		-gencode arch=compute_90,code=sm_90 -o $@ $<
+$(B)/tools/cko-baseline.o: CFLAGS += -Itools
+$(BINDIR)/cko-baseline: $(B)/tools/baseline_cub.o
+$(BINDIR)/cko-baseline: LDLIBS += -lcublas -lcudart -lstdc++
 
 $(BINDIR)/%: tools/%.sh
 	@mkdir -p $(@D)
