@@ -100,8 +100,6 @@ $(BINDIR)/%: $(B)/tools/%.o $(CORE)
 $(GPU_TOOLS): $(GPU)
 $(GPU_TOOLS): LDFLAGS += $(GPU_LDFLAGS)
 $(GPU_TOOLS): LDLIBS += -lnvrtc
-# cuBLAS only for the vendor baseline.
-$(BINDIR)/cko-baseline: LDLIBS += -lcublas -lcudart
 $(BINDIR)/cko-llm $(BINDIR)/cko-init: $(call lib,llm)
 $(BINDIR)/cko-llm $(BINDIR)/cko-init $(BINDIR)/cko-docs: LDLIBS += -lcurl
 $(BINDIR)/cko-tune $(BINDIR)/cko-rank: $(call lib,tune)
@@ -109,6 +107,16 @@ $(BINDIR)/cko-profile: $(call lib,ncu)
 $(BINDIR)/cko-docs: $(call lib,search)
 $(BINDIR)/cko-gen: $(call lib,gen)
 $(BINDIR)/cko-export: $(call lib,export)
+# cuBLAS and CUB only for the vendor baseline. CUB is C++ headers: its row
+# sums (tools/baseline_cub.cu, a C interface) are built by nvcc, SASS for
+# sm_90 and PTX for the driver to compile for others, and linked here only.
+$(B)/tools/baseline_cub.o: tools/baseline_cub.cu tools/baseline_cub.h
+	@mkdir -p $(@D)
+	$(NVCC) -c -O3 -std=c++17 -Itools -gencode arch=compute_75,code=compute_75 \
+		-gencode arch=compute_90,code=sm_90 -o $@ $<
+$(B)/tools/cko-baseline.o: CFLAGS += -Itools
+$(BINDIR)/cko-baseline: $(B)/tools/baseline_cub.o
+$(BINDIR)/cko-baseline: LDLIBS += -lcublas -lcudart -lstdc++
 
 $(BINDIR)/%: tools/%.sh
 	@mkdir -p $(@D)

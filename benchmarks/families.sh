@@ -7,7 +7,9 @@
 # then, per performance case, the initial kernel's and the best
 # candidate's median time, the speedup, and both rates in TB/s (bytes from
 # cases.json) and as a fraction of the measured copy rate (props.json,
-# cko-props --measure). Also the best point (variant and defines) and the
+# cko-props --measure), and the vendor baseline's time and the best's
+# fraction of it (vendor time / best time) where run.mk made one
+# (reduce_sum: CUB, transpose: cuBLAS geam). Also the best point (variant and defines) and the
 # candidate counts. One workload takes a few minutes; name one per call
 # where a call is time-limited. Inputs are gigabytes: runs go to
 # /dev/shm/families (FAMILIES_RESULTS) and each run's cases/ and outputs
@@ -40,14 +42,17 @@ for w in "$@"; do
 		continue
 	fi
 	copy=$(jq '.measured.copy_gbps // 0' "$run/props.json")
-	printf '%-26s %10s %10s %8s %8s %8s %8s %8s\n' case initial_ms best_ms speedup init_TB/s best_TB/s init/cp best/cp
-	jq -r '.cases[] | [.case, .initial_ms, .best_ms] | @tsv' "$run/summary.json" |
-		while IFS='	' read -r c im bm; do
+	vendor=$(jq -r '.baseline // "-"' "$run/summary.json")
+	printf '%-26s %10s %10s %8s %8s %8s %8s %8s %10s %9s\n' case initial_ms best_ms speedup init_TB/s best_TB/s init/cp best/cp \
+		vendor_ms "of_$vendor"
+	jq -r '.cases[] | [.case, .initial_ms, .best_ms, (.baseline_ms // 0)] | @tsv' "$run/summary.json" |
+		while IFS='	' read -r c im bm vm; do
 			b=$(jq .bytes "$run/cases/$c/case.json")
-			awk -v c="$c" -v im="$im" -v bm="$bm" -v b="$b" -v cp="$copy" 'BEGIN {
+			awk -v c="$c" -v im="$im" -v bm="$bm" -v vm="$vm" -v b="$b" -v cp="$copy" 'BEGIN {
 				ti = b / (im * 1e-3) * 1e-12; tb = b / (bm * 1e-3) * 1e-12;
-				printf "%-26s %10.4f %10.4f %7.2fx %8.2f %8.2f %7.1f%% %7.1f%%\n", c, im, bm, im / bm, ti, tb,
-					cp > 0 ? 100 * ti * 1000 / cp : 0, cp > 0 ? 100 * tb * 1000 / cp : 0 }'
+				printf "%-26s %10.4f %10.4f %7.2fx %8.2f %8.2f %7.1f%% %7.1f%% ", c, im, bm, im / bm, ti, tb,
+					(cp > 0 ? 100 * ti * 1000 / cp : 0), (cp > 0 ? 100 * tb * 1000 / cp : 0);
+				if (vm > 0) printf "%10.4f %8.1f%%\n", vm, 100 * vm / bm; else printf "%10s %9s\n", "-", "-" }'
 		done
 	echo "measured copy rate: $(awk -v c="$copy" 'BEGIN { printf "%.2f TB/s", c / 1000 }')"
 	jq -r --arg b "$(jq -r .best "$run/summary.json")" '.candidates[] | select(.id == $b) |

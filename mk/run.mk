@@ -147,10 +147,11 @@ $(info run.mk: ITER=$(ITER), but iterations 1..$(HAVE_N) exist: ITER=$(ITER) mak
 endif
 
 HEATMAP := $(if $(shell command -v gnuplot 2>/dev/null),heatmap.png,)
-# The vendor baseline (cuBLAS) for sgemm-shaped workloads. ($(shell) in make
-# 4.3 does not see the PATH exported above, so look in CKO_BIN first.)
+# The vendor baseline for the entries cko-baseline knows: sgemm and
+# transpose (cuBLAS), reduce_sum (CUB). ($(shell) in make 4.3 does not see
+# the PATH exported above, so look in CKO_BIN first.)
 HAVE_BASELINE := $(or $(wildcard $(CKO_BIN)/cko-baseline),$(shell command -v cko-baseline 2>/dev/null))
-BASELINE := $(if $(and $(HAVE_BASELINE),$(filter sgemm,$(shell jq -r .entry $(SIGNATURE) 2>/dev/null))),baseline.json)
+BASELINE := $(if $(and $(HAVE_BASELINE),$(filter sgemm transpose reduce_sum,$(shell jq -r .entry $(SIGNATURE) 2>/dev/null))),baseline.json)
 # The proposals see the baseline's times beside the speed of light.
 HISTORY_EXTRA += $(BASELINE)
 

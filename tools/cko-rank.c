@@ -156,6 +156,16 @@ static const cJSON *find_case(const cJSON *j, const char *name)
 	return NULL;
 }
 
+/* The vendor baseline's median for a case (baseline.json), 0 when it has
+ * none or its own check did not pass: an unchecked time is never shown. */
+static double baseline_ms(const cJSON *baseline, const char *name)
+{
+	const cJSON *c = find_case(baseline, name);
+	if (strcmp(cko_jstr_opt(c, "status", "ok"), "ok") || !strcmp(cko_jstr_opt(c, "check", "pass"), "fail"))
+		return 0;
+	return cko_jnum_opt(c, "median_ms", 0);
+}
+
 typedef struct {
 	const char *props, *reference;
 	double floor_slack, max_speedup;
@@ -475,7 +485,7 @@ static cJSON *sol_report(const char *run, const cJSON *index, const cJSON *props
 				minf = fmin(minf, fmax(cms, mms) / bm);
 			}
 		}
-		double vm = cko_jnum_opt(find_case(baseline, name), "median_ms", 0);
+		double vm = baseline_ms(baseline, name);
 		if (vm > 0) {
 			cJSON_AddNumberToObject(o, "baseline_ms", vm);
 			if (cms > 0 || mms > 0)
@@ -732,17 +742,20 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 					cJSON_AddNumberToObject(o, "fp32_peak_fraction", fl / (bm * 1e-3) * 1e-12 / pf);
 				if (by > 0 && cb > 0)
 					cJSON_AddNumberToObject(o, "copy_bandwidth_fraction", by / (bm * 1e-3) * 1e-9 / cb);
-				double cu = cko_jnum_opt(find_case(baseline, name), "median_ms", 0);
+				double cu = baseline_ms(baseline, name);
 				if (cu > 0) {
-					cJSON_AddNumberToObject(o, "cublas_ms", cu);
-					cJSON_AddNumberToObject(o, "fraction_of_cublas", cu / bm);
+					cJSON_AddNumberToObject(o, "baseline_ms", cu);
+					cJSON_AddNumberToObject(o, "fraction_of_baseline", cu / bm);
 					culog += log(cu / bm);
 					cun++;
 				}
 				cJSON_AddItemToArray(sc, o);
 			}
-			if (cun)
-				cJSON_AddNumberToObject(s, "fraction_of_cublas", exp(culog / cun));
+			if (cun) {
+				/* baseline.json before it named its vendor timed cuBLAS */
+				cJSON_AddStringToObject(s, "baseline", cko_jstr_opt(baseline, "vendor", "cuBLAS"));
+				cJSON_AddNumberToObject(s, "fraction_of_baseline", exp(culog / cun));
+			}
 		} else {
 			cJSON_AddNullToObject(s, "best");
 		}
@@ -852,18 +865,26 @@ static int print_summary(const char *path)
 			printf(", %.2fx vs reference", cko_jnum_opt(s, "speedup_vs_reference", 0));
 		if (cko_jget(s, "speedup_vs_initial"))
 			printf(", %.2fx vs initial", cko_jnum_opt(s, "speedup_vs_initial", 0));
-		if (cko_jget(s, "fraction_of_cublas"))
-			printf(", %.1f%% of cuBLAS", 100 * cko_jnum_opt(s, "fraction_of_cublas", 0));
-		printf("\n%-24s %11s %12s %11s %9s %8s %8s %8s\n", "case", "best ms", "reference ms", "initial ms", "speedup",
-		       "TFLOP/s", "GB/s", "cuBLAS");
+		const char *vendor = vis(cko_jstr_opt(s, "baseline", "vendor"));
+		if (cko_jget(s, "fraction_of_baseline"))
+			printf(", %.1f%% of %s", 100 * cko_jnum_opt(s, "fraction_of_baseline", 0), vendor);
+		/* "of copy": GB/s against the measured copy rate (the roofline
+		 * of the memory-bound workloads); "of V": the vendor's time over
+		 * the best's (above 100%: faster than the vendor). */
+		char vh[32];
+		snprintf(vh, sizeof vh, "of %.20s", vendor);
+		printf("\n%-24s %11s %12s %11s %9s %8s %8s %8s %9s\n", "case", "best ms", "reference ms", "initial ms", "speedup",
+		       "TFLOP/s", "GB/s", "of copy", vh);
 		for (const cJSON *c = cko_jget(s, "cases") ? cko_jget(s, "cases")->child : NULL; c; c = c->next) {
-			char cu[16] = "-";
-			if (cko_jget(c, "fraction_of_cublas"))
-				snprintf(cu, sizeof cu, "%.1f%%", 100 * cko_jnum_opt(c, "fraction_of_cublas", 0));
-			printf("%-24s %11.4g %12.4g %11.4g %8.2fx %8.2f %8.1f %8s\n", vis(cko_jstr_opt(c, "case", "?")),
+			char cu[16] = "-", cp[16] = "-";
+			if (cko_jget(c, "fraction_of_baseline"))
+				snprintf(cu, sizeof cu, "%.1f%%", 100 * cko_jnum_opt(c, "fraction_of_baseline", 0));
+			if (cko_jget(c, "copy_bandwidth_fraction"))
+				snprintf(cp, sizeof cp, "%.1f%%", 100 * cko_jnum_opt(c, "copy_bandwidth_fraction", 0));
+			printf("%-24s %11.4g %12.4g %11.4g %8.2fx %8.2f %8.1f %8s %9s\n", vis(cko_jstr_opt(c, "case", "?")),
 			       cko_jnum_opt(c, "best_ms", 0), cko_jnum_opt(c, "reference_ms", 0), cko_jnum_opt(c, "initial_ms", 0),
 			       cko_jnum_opt(c, "speedup_vs_reference", 0), cko_jnum_opt(c, "tflops", 0),
-			       cko_jnum_opt(c, "gbps", 0), cu);
+			       cko_jnum_opt(c, "gbps", 0), cp, cu);
 		}
 	}
 	printf("candidates: %.0f (%.0f verified, %.0f invalid, %.0f skipped)\n", cko_jnum_opt(cn, "candidates", 0),

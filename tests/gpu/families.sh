@@ -3,7 +3,10 @@
 # path of every variant (registers and streamed rows, split rows, float4
 # and scalar tiles), run as candidates of one iteration on every case,
 # hidden ones included; each must pass (outputs within tolerance, the same
-# bits on every launch). Fewer timed launches than a real run.
+# bits on every launch). Fewer timed launches than a real run. For
+# reduce_sum and transpose also the vendor baseline the run makes
+# (cko-baseline: CUB, cuBLAS geam): timed and checked on every performance
+# case.
 . "$(dirname "$0")/../lib.sh"
 if ! have_gpu; then skip gpu/families "no GPU"; finish; fi
 WL=$CKO_TOP/workloads
@@ -26,10 +29,11 @@ adaptive VPT=8 MAXW=32
 adaptive VPT=4 MAXW=16
 P
 	transpose) cat <<'P' ;;
-tiled TILE=32 NT=256 VEC=4
-tiled TILE=64 NT=512 VEC=4
-tiled TILE=32 NT=128 VEC=1
-tiled TILE=64 NT=1024 VEC=1
+tiled TILE=32 NT=256 GROUP=8
+tiled TILE=64 NT=256 GROUP=32
+tiled TILE=64 NT=1024 GROUP=1
+tiled TILE=32 NT=128 GROUP=8 VEC=1
+tiled TILE=64 NT=64 GROUP=32 VEC=1
 P
 	esac
 }
@@ -58,6 +62,24 @@ for w in ${CKO_WORKLOADS:-reduce_sum softmax transpose layernorm}; do
 		"$run/history.json" 2>/dev/null
 	expect_jq "gpu/families-$w-all-pass" '[.candidates[] | select(.iteration == 1 and .status == "ok" and
 		([.cases[] | select(.hidden)] | length > 0))] | length == '$j "$run/history.json"
+	# The vendor baselines (run.mk's baseline.json): a positive median and
+	# a passing check (outputs within the case's tolerance of the
+	# reference's, guards, inputs) for every performance case, shown in
+	# summary.json.
+	case $w in
+	reduce_sum | transpose)
+		[ $w = reduce_sum ] && v=CUB || v=cuBLAS
+		perf=$(jq -c '[.[] | select(.kind == "performance") | .name] | sort' "$run/cases/index.json")
+		jq -r '.cases[] | "info gpu/families-'$w'-baseline: \(.case) \(.method) \(.median_ms) ms \(.gbps // "-") GB/s \(.check) \(.reason // "")"' \
+			"$run/baseline.json" 2>/dev/null
+		expect_jq "gpu/families-$w-baseline" '.status == "ok" and .vendor == "'$v'" and
+			([.cases[] | select(.status == "ok" and .check == "pass" and .median_ms > 0) | .case] | sort) == '"$perf" \
+			"$run/baseline.json"
+		expect_jq "gpu/families-$w-baseline-summary" '.baseline == "'$v'" and
+			([.cases[] | select(.baseline_ms > 0 and .fraction_of_baseline > 0) | .case] | sort) == '"$perf" \
+			"$run/summary.json"
+		;;
+	esac
 	[ -n "$CKO_KEEP_LOGS" ] && cp "$T/$w.log" "$CKO_KEEP_LOGS/families-$w.log" && cp "$run/history.json" "$CKO_KEEP_LOGS/families-$w-history.json"
 	rm -rf "$run" # gigabytes of inputs and outputs
 done
