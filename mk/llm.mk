@@ -30,7 +30,7 @@ endif
 
 define propose
 iter-$(1)/context.md iter-$(1)/meta.json &: iter-$(1)/history.json
-	cko-llm context --run . --iter $(1) -o iter-$(1)/context.md --meta iter-$(1)/meta.json
+	cko-llm context --run . --iter $(1) -c $(LLM_CONFIG) -o iter-$(1)/context.md --meta iter-$(1)/meta.json
 
 iter-$(1)/prompt.json: iter-$(1)/context.md iter-$(1)/meta.json
 	cko-llm render -t $$$$(jq -r .template iter-$(1)/meta.json) -v context=iter-$(1)/context.md -o $$@

@@ -23,7 +23,8 @@ static const char *const usage_text =
 	"       cko-llm extract -s signature.json -C cases-dir [--parent id] -o candidate-dir response.json\n"
 	"       cko-llm extract -w signature|cases|reference|initial [-s signature.json] [-C cases-dir]\n"
 	"                       [-l launch.json] -o file response.json\n"
-	"       cko-llm context -r run-dir -i iteration [-o context.md] [--meta meta.json] [--which]\n"
+	"       cko-llm context -r run-dir -i iteration [-c config.json] [--max-chars n] [-o context.md]\n"
+	"                       [--meta meta.json] [--which]\n"
 	"       cko-llm --version\n"
 	"render options:\n"
 	"  -t, --template template           the prompt template: a path, or name for prompts/name.md\n"
@@ -52,6 +53,8 @@ static const char *const usage_text =
 	"context options:\n"
 	"  -r, --run run-dir                 the run folder\n"
 	"  -i, --iter iteration              the iteration the prompt is for\n"
+	"  -c, --config config.json          the model settings: their context_max_chars bounds the history\n"
+	"      --max-chars n                 at most n characters (at least 1000; 0: no limit), parts left out whole\n"
 	"  -o, --output context.md           the history as Markdown (written only when it changed)\n"
 	"      --meta meta.json              write {\"template\", \"parent\", \"iteration\"} there (only when it changed)\n"
 	"      --which                       print propose or repair\n"
@@ -622,16 +625,25 @@ static int cmd_context(int argc, char **argv)
 	static const struct option lo[] = {
 		{"run", required_argument, 0, 'r'}, {"iter", required_argument, 0, 'i'},
 		{"output", required_argument, 0, 'o'}, {"which", no_argument, 0, 'W'},
-		{"meta", required_argument, 0, 'm'},
+		{"meta", required_argument, 0, 'm'}, {"config", required_argument, 0, 'c'},
+		{"max-chars", required_argument, 0, 'M'},
 		{"help", no_argument, 0, 'h'},      {0, 0, 0, 0},
 	};
-	const char *run = NULL, *out = NULL, *meta = NULL;
-	long iter = -1;
+	const char *run = NULL, *out = NULL, *meta = NULL, *config = NULL;
+	long iter = -1, max_chars = -1;
 	int which = 0, c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "r:i:o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:i:o:c:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'r': run = optarg; break;
+		case 'c': config = optarg; break;
+		case 'M':
+			max_chars = strtol(optarg, &end, 10);
+			if (*end || !*optarg || max_chars < 0 || max_chars > (1L << 30) ||
+			    (max_chars && max_chars < LLM_CONTEXT_MIN))
+				cko_die(CKO_BADINPUT, "--max-chars %s: expected 0 (no limit) or %d to %ld", optarg,
+					LLM_CONTEXT_MIN, 1L << 30);
+			break;
 		case 'i':
 			iter = strtol(optarg, &end, 10);
 			if (*end || iter < 0 || iter > 99999)
@@ -648,8 +660,19 @@ static int cmd_context(int argc, char **argv)
 		usage(2);
 	cko_out_check(out);
 	cko_out_check(meta);
+	if (max_chars < 0 && config) {
+		llm_config lc;
+		llm_config_load(config, &lc);
+		max_chars = (long)lc.context_max_chars;
+		llm_config_free(&lc);
+	}
 	llm_context ctx;
 	llm_context_build(run, (int)iter, &ctx);
+	if (max_chars > 0) {
+		char *cut = llm_context_trim(ctx.markdown, (size_t)max_chars);
+		free(ctx.markdown);
+		ctx.markdown = cut;
+	}
 	if (out && !strcmp(out, "-"))
 		cko_write_file(out, ctx.markdown, strlen(ctx.markdown));
 	else if (out && cko_write_if_changed(out, ctx.markdown, strlen(ctx.markdown)))

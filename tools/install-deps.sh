@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages cko builds and runs with (run as root, or
 # with sudo available). --tests adds what only the tests need: python3 (the
-# fake model server, independent checks), clang (the fuzzing job), and
+# fake model server, independent checks), python3-venv and cmake (make
+# test-server builds llama-cpp-python into a venv), clang (the fuzzing job),
 # slurm-wlm and munge (the Slurm dispatch test starts these daemons),
 # groff-base (the man pages are rendered). --list
 # prints the packages instead of installing them. The CUDA toolkit (NVRTC,
@@ -10,7 +11,7 @@ set -e
 usage() { echo "usage: install-deps.sh [--tests] [--list]"; exit "${1:-2}"; }
 # build: compiler, cJSON, libcurl; run: jq (run.mk, scripts), gnuplot (heatmaps)
 pkgs="build-essential pkg-config libcjson-dev libcurl4-openssl-dev jq gnuplot-nox"
-test_pkgs="python3 clang libclang-rt-14-dev slurm-wlm munge groff-base"
+test_pkgs="python3 python3-venv cmake clang libclang-rt-14-dev slurm-wlm munge groff-base"
 list=
 for a; do
 	case $a in

@@ -10,7 +10,8 @@
  *   llm_check.c    local validation of a kernel answer (entry, launch rules)
  *   llm_tools.c    tool manifest, argv substitution, running a tool call
  *   llm_render.c   {{name}} templates into prompt.json
- *   llm_context.c  the run folder's history as markdown for the prompts */
+ *   llm_context.c  the run folder's history as markdown for the prompts
+ *   llm_trim.c     that history cut to a budget of characters */
 #ifndef CKO_LLM_H
 #define CKO_LLM_H
 
@@ -44,6 +45,7 @@ typedef struct {
 	size_t response_max;    /* bytes of one response body */
 	size_t answer_max;      /* bytes of the answer text */
 	cJSON *extra_body;      /* merged into each request; may be NULL */
+	size_t context_max_chars; /* cko-llm context's budget; 0: no limit */
 } llm_config;
 
 /* Loads path (NULL: defaults only). The settings are the object under the
@@ -220,5 +222,14 @@ typedef struct {
  * iterations before it. Hidden cases appear by class only. */
 void llm_context_build(const char *rundir, int iter, llm_context *ctx);
 void llm_context_free(llm_context *c);
+
+/* ---- llm_trim.c ---- */
+#define LLM_CONTEXT_MIN 1000 /* the smallest budget: room for the note */
+/* md within max characters (0: no limit), allocated: whole parts left out
+ * at headings, the least needed first (examples, research, profiles, then
+ * the history, the last iteration, headroom and the GPU, then the rest but
+ * the workload, the signature, the candidate to repair and the kernels),
+ * then the end cut at a line; a closing note names what was left out. */
+char *llm_context_trim(const char *md, size_t max);
 
 #endif

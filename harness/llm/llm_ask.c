@@ -362,7 +362,10 @@ int llm_ask(llm_session *s)
 		st.present |= c->token_fields;
 	if (c->has_temperature)
 		st.present |= LLM_F_TEMPERATURE;
-	int have_tools = s->tools && llm_tools_count(s->tools) > 0;
+	/* tool_rounds 0: no turn may call a tool, so none is offered (a
+	 * server that has a tool schema constrains the call's arguments
+	 * with no token limit: llama-cpp-python's chatml-function-calling). */
+	int have_tools = s->tools && llm_tools_count(s->tools) > 0 && c->tool_rounds > 0;
 	if (have_tools)
 		st.present |= LLM_F_TOOLS;
 	cJSON *messages = cJSON_Duplicate(cko_jget(s->prompt, "messages"), 1);

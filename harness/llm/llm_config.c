@@ -13,7 +13,7 @@ static const char *const config_keys[] = {
 	"base_url", "model", "reasoning_effort", "max_completion_tokens", "temperature", "timeout_s",
 	"connect_timeout_s", "max_retries", "retry_base_s", "retry_max_s", "structured", "prices", "tool_rounds",
 	"tool_calls_per_round", "tool_timeout_s", "tool_output_max", "response_max_bytes", "answer_max_bytes",
-	"extra_body", "allow_insecure_http", "server", "comment", NULL,
+	"extra_body", "allow_insecure_http", "server", "context_max_chars", "comment", NULL,
 };
 
 /* Server families, only where their protocol differs from OpenAI's
@@ -173,6 +173,10 @@ void llm_config_load(const char *path, llm_config *c)
 	c->tool_output_max = (size_t)int_in(o, "tool_output_max", 32768, 256, 1 << 22, file, field);
 	c->response_max = (size_t)int_in(o, "response_max_bytes", 8 << 20, 4096, 256 << 20, file, field);
 	c->answer_max = (size_t)int_in(o, "answer_max_bytes", 2 << 20, 1024, 64 << 20, file, field);
+	c->context_max_chars = (size_t)int_in(o, "context_max_chars", 0, 0, 1 << 30, file, field);
+	if (c->context_max_chars && c->context_max_chars < LLM_CONTEXT_MIN)
+		cko_jfail(file, cko_field(field, "context_max_chars"), "%zu is below %d (0: no limit)",
+			  c->context_max_chars, LLM_CONTEXT_MIN);
 
 	const cJSON *x = cko_jget(o, "extra_body");
 	if (x) {

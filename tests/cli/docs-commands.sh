@@ -41,7 +41,7 @@ optimize README.md: bin/cko-optimize --workload softmax --max-iterations 5 -- -j
 gpus README.md: run=$(bin/cko-init --workload sgemm --gpus 4 --candidates 8)
 gpus README.md: make -C "$run" -f run.mk -j12
 synopsis docs/model.md: cko-llm render -t TEMPLATE [-a KIND] [--schema FILE | --no-schema] [-v NAME=FILE]... [-s NAME=TEXT]... -o prompt.json
-synopsis docs/model.md: cko-llm context -r RUNDIR -i N [-o context.md] [--meta meta.json] [--which]
+synopsis docs/model.md: cko-llm context -r RUNDIR -i N [-c config.json] [--max-chars n] [-o context.md] [--meta meta.json] [--which]
 synopsis docs/model.md: cko-llm ask [-c config.json] [--tools manifest.json] [--enable NAME,...] [--allow PATH]...
 synopsis docs/model.md: cko-llm extract -s signature.json -C cases-dir [--parent ID] -o candidate-dir response.json
 synopsis docs/model.md: cko-llm extract -w signature|cases|reference|initial [-s signature.json] [-C cases-dir] [-l launch.json] -o FILE response.json

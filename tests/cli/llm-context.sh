@@ -54,6 +54,41 @@ expect_eq llm-context-empty-mode "$(cat "$T/last.out")" propose
 expect_grep llm-context-empty-text 'No candidate has been evaluated yet' "$T/ctx0.md"
 cko-llm context -r "$T/empty" -i 1 --meta "$T/meta0.json"
 expect_jq llm-context-empty-meta '.parent == null' "$T/meta0.json"
+# A budget (context_max_chars, or --max-chars): parts left out whole, the
+# least needed first, named in a note; the repair's own material kept.
+clen() { jq -Rs length "$1"; }
+expect_status llm-context-budget 0 cko-llm context -r "$RUN" -i 2 --max-chars 2400 -o "$T/b2400.md"
+expect_eq llm-context-budget-within "$([ "$(clen "$T/b2400.md")" -le 2400 ] && echo yes)" yes
+expect_grep llm-context-budget-note 'Left out to keep this context within 2400 characters: The GPU \(props.json\); All candidates so far; Research notes\.\)$' "$T/b2400.md"
+expect_grep llm-context-budget-keeps-repair 'The candidate to repair: iter-001/c0' "$T/b2400.md"
+expect_grep llm-context-budget-keeps-kernel 'BUGGY: rows ignored' "$T/b2400.md"
+expect_grep llm-context-budget-keeps-cases '`odd` \(correctness\): M=7 N=13' "$T/b2400.md"
+if grep -q 'Vectorized float4 loads\|NVIDIA H200' "$T/b2400.md"; then
+	fail llm-context-budget-left-out "research notes or the GPU are still in $T/b2400.md"
+else
+	ok llm-context-budget-left-out
+fi
+# Too little room even so: the end is cut at a line, its code block closed.
+cko-llm context -r "$RUN" -i 1 --max-chars 1000 -o "$T/b1000.md"
+expect_eq llm-context-budget-cut-within "$([ "$(clen "$T/b1000.md")" -le 1000 ] && echo yes)" yes
+expect_grep llm-context-budget-cut-note 'Research notes; and the end of the rest\.\)$' "$T/b1000.md"
+expect_eq llm-context-budget-cut-closed "$(($(grep -c '^```' "$T/b1000.md") % 2))" 0
+# From the config's model_settings (run.mk passes config.json); the option wins.
+echo '{"model_settings": {"context_max_chars": 2400}}' >"$T/cfg.json"
+cko-llm context -r "$RUN" -i 2 -c "$T/cfg.json" -o "$T/c2400.md"
+expect_eq llm-context-budget-config "$(cmp -s "$T/c2400.md" "$T/b2400.md" && echo same)" same
+cko-llm context -r "$RUN" -i 2 -c "$T/cfg.json" --max-chars 0 -o "$T/c0.md"
+cko-llm context -r "$RUN" -i 2 -o "$T/full.md"
+expect_eq llm-context-budget-zero "$(cmp -s "$T/c0.md" "$T/full.md" && echo same)" same
+# Within the budget already: unchanged.
+cko-llm context -r "$RUN" -i 2 --max-chars 100000 -o "$T/big.md"
+expect_eq llm-context-budget-roomy "$(cmp -s "$T/big.md" "$T/full.md" && echo same)" same
+expect_status llm-context-budget-small 2 cko-llm context -r "$RUN" -i 2 --max-chars 999 -o "$T/x.md"
+expect_status llm-context-budget-bad 2 cko-llm context -r "$RUN" -i 2 --max-chars 12k -o "$T/x.md"
+echo '{"model_settings": {"context_max_chars": 50}}' >"$T/cfg50.json"
+expect_status llm-context-budget-config-small 2 cko-llm context -r "$RUN" -i 2 -c "$T/cfg50.json" -o "$T/x.md"
+expect_grep llm-context-budget-config-names "cfg50.json: model_settings.context_max_chars: 50 is below 1000" "$T/last.err"
+
 expect_status llm-context-no-run 2 cko-llm context -r "$T/nosuch" -i 1 -o "$T/x.md"
 expect_status llm-context-usage 2 cko-llm context -r "$RUN" -o "$T/x.md"
 finish

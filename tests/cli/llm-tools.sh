@@ -84,6 +84,11 @@ expect_eq llm-tools-rounds-told "$(req 2 '.body.messages[-1] | [.role, (.content
 expect_eq llm-tools-rounds-refused "$(req 3 '.body.messages[-1].content | fromjson | .error | test("no more tool calls")')" true
 expect_jq llm-tools-rounds-answer '.answer.kernel != null' "$T/o/response.json"
 
+# tool_rounds 0: no tools are offered at all, and the answer comes as usual.
+run llm-tools-rounds-zero 0 "$OK" '{"tool_rounds": 0}' --tools "$M"
+expect_eq llm-tools-rounds-zero-none "$(req 0 '.body | [has("tools"), has("tool_choice")]')" '[false,false]'
+expect_jq llm-tools-rounds-zero-answer '.answer.kernel != null and .rounds == 1' "$T/o/response.json"
+
 # Too many calls in one round.
 run llm-tools-per-round 0 '{"tool_calls": [{"name": "echo", "arguments": {"text": "1"}}, {"name": "echo", "arguments": {"text": "2"}}]}, '"$OK" '{"tool_calls_per_round": 1}' --tools "$M"
 expect_eq llm-tools-per-round-cut "$(req 1 '.body.messages[4].content | fromjson | .error')" '"at most 1 tool calls per turn"'

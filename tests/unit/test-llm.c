@@ -132,5 +132,33 @@ int main(void)
 	CHECK("entry-block", !llm_check_entry(k3, strlen(k3), "f", err, sizeof err));
 	CHECK("entry-directive", llm_check_entry(k4, strlen(k4), "f", err, sizeof err) != 0);
 	CHECK("entry-device", llm_check_entry(k5, strlen(k5), "f", err, sizeof err) != 0);
+
+	/* The context cut to a budget: whole parts, the least needed first; a
+	 * heading inside a code block is no part's start. */
+	cko_buf cm = {0};
+	buf_puts(&cm, "# The workload\n\nCopy x to y.\n\n## The input cases\n\n- `big`\n\n");
+	buf_puts(&cm, "### iter-000/c0: kernel.cu\n\n```cuda\n");
+	for (int i = 0; i < 20; i++)
+		buf_puts(&cm, "## not a heading: inside the block, a line of the kernel's source\n");
+	buf_puts(&cm, "```\n\n## All candidates so far\n\n");
+	for (int i = 0; i < 30; i++)
+		buf_puts(&cm, "| iter-000/c0 | ok | 5 | a note of some length here |\n");
+	buf_puts(&cm, "## Research notes\n\nVectorize.\n");
+	char *same = llm_context_trim(cm.s, 0), *roomy = llm_context_trim(cm.s, cm.len);
+	CHECK("trim-none", !strcmp(same, cm.s) && !strcmp(roomy, cm.s));
+	char *t = llm_context_trim(cm.s, 1600);
+	CHECK("trim-within", strlen(t) <= 1600);
+	CHECK("trim-drops-history-first", !strstr(t, "## All candidates") && !strstr(t, "Vectorize"));
+	CHECK("trim-keeps-kernel", strstr(t, "kernel.cu") && strstr(t, "## The input cases") &&
+					   strstr(t, "inside the block") && strstr(t, "Copy x to y."));
+	CHECK("trim-note", strstr(t, "within 1600 characters: All candidates so far; Research notes.)\n"));
+	char *c = llm_context_trim(cm.s, 1000);
+	int fences = 0;
+	for (const char *q = c; (q = strstr(q, "\n```")); q++)
+		fences++;
+	CHECK("trim-cut", strlen(c) <= 1000 && strstr(c, "Copy x to y.") && fences % 2 == 0 &&
+				  strstr(c, "and the end of the rest.)\n"));
+	free(same), free(roomy), free(t), free(c);
+	buf_free(&cm);
 	TEST_END();
 }
