@@ -463,6 +463,17 @@ void cko_watchdog(double seconds, int (*on_timeout)(void *), void *arg);
  * "timeout", "message"} to the path arg points to, returns 1. */
 int cko_watchdog_result(void *path);
 
+/* ---- step.c: the steps of a run in a chain (--after) ---- */
+/* Whether the record prev (a step's JSON) says status "ok" (or "pass"); if
+ * not and why is given, *why (allocated) is "STEP: STATUS [REASON]", STEP
+ * named by the file: "compile" for compile.json, "launch rules" for
+ * requests/index.json. A missing or unreadable record is not ok. */
+int cko_step_ok(const char *prev, char **why);
+/* --after PREV: when prev is given and not ok, writes {"tool", "status":
+ * "skipped", "reason"} to out and returns 1 (the tool then exits 0, making
+ * nothing else); else returns 0. */
+int cko_step_after(const char *prev, const char *out);
+
 /* ---- gpu: the CUDA driver API, loaded at run time (cuda.c) ----
  * Tools call the driver API by its usual names; they resolve to pointers
  * filled by cko_cuda_load(), so every tool starts (and says why) on a machine
