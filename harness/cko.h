@@ -473,6 +473,10 @@ int cko_step_ok(const char *prev, char **why);
  * "skipped", "reason"} to out and returns 1 (the tool then exits 0, making
  * nothing else); else returns 0. */
 int cko_step_after(const char *prev, const char *out);
+/* Whether the command argv (a cko step) is given --after RECORD (or
+ * --after=RECORD) whose record is not ok: it will only write its skipped
+ * record (cko-lock then runs it without a GPU). */
+int cko_step_skipped(int argc, char **argv);
 
 /* ---- gpu: the CUDA driver API, loaded at run time (cuda.c) ----
  * Tools call the driver API by its usual names; they resolve to pointers

@@ -58,3 +58,17 @@ int cko_step_after(const char *prev, const char *out)
 	free(why);
 	return 1;
 }
+
+int cko_step_skipped(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *rec = NULL;
+		if (!strcmp(argv[i], "--after") && i + 1 < argc)
+			rec = argv[i + 1];
+		else if (!strncmp(argv[i], "--after=", 8))
+			rec = argv[i] + 8;
+		if (rec)
+			return !cko_step_ok(rec, NULL);
+	}
+	return 0;
+}

@@ -13,8 +13,8 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-compile [-a arch] [-D name=value]... [-l launch.json] [-e entry | -s signature.json]\n"
-		"                   [--timeout seconds] [--memory MB] [--no-sandbox] [--after record.json]\n"
-		"                   -o kernel.cubin [-j compile.json] kernel.cu\n"
+		"                   [--timeout seconds] [--memory MB] [--no-sandbox]\n"
+		"                   [--after record.json] -o kernel.cubin [-j compile.json] kernel.cu\n"
 		"  -a, --arch arch                 target architecture, e.g. sm_90 (default: the GPU's)\n"
 		"  -D, --define name=value         a macro for the kernel\n"
 		"  -l, --launch launch.json        launch.json whose defines are passed as -D\n"

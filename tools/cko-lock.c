@@ -24,8 +24,8 @@ static void usage(int status)
 		"  -d, --dir dir           the folder of the lock files (default $CKO_LOCK_DIR, else /tmp/cko-gpu-UID)\n"
 		"      --launcher command  run the command under this launcher (split on blanks, no shell)\n"
 		"  -h, --help              print this help and exit\n"
-		"A command given --after record.json (a cko step) whose record is not ok runs at once,\n"
-		"without a GPU or the launcher: it only writes its skipped record.\n");
+		"A cko step whose record before it is not ok (its after option, see cko-run --help) runs\n"
+		"at once, without a GPU or the launcher: it only writes its skipped record.\n");
 	exit(status);
 }
 
@@ -86,22 +86,6 @@ static char *device_for_slot(int k)
 	return r;
 }
 
-/* A cko step given --after RECORD (or --after=RECORD) whose record is not
- * ok: it will only write its skipped record. */
-static int skipped_step(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *rec = NULL;
-		if (!strcmp(argv[i], "--after") && i + 1 < argc)
-			rec = argv[i + 1];
-		else if (!strncmp(argv[i], "--after=", 8))
-			rec = argv[i] + 8;
-		if (rec)
-			return !cko_step_ok(rec, NULL);
-	}
-	return 0;
-}
-
 /* Runs the command (argv[0] a cko tool found beside cko-lock, or on PATH),
  * under the launcher if one is given. */
 static _Noreturn void exec_tool(int argc, char **argv, const char *launcher)
@@ -149,7 +133,7 @@ int main(int argc, char **argv)
 		usage(2);
 	if (n < 1 || n > 1024)
 		cko_die(CKO_BADINPUT, "-n %d: expected 1 to 1024 GPUs", n);
-	if (skipped_step(argc - optind, argv + optind))
+	if (cko_step_skipped(argc - optind, argv + optind))
 		exec_tool(argc - optind, argv + optind, NULL);
 	char *dir = lock_dir(dir_opt);
 	int dfd = open_lock_dir(dir);

@@ -10,8 +10,8 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-request -s signature.json -l launch.json -b kernel.cubin -c cases-dir\n"
-		"                   [-C case]... [--reference] [--outputs dir] [--props props.json] [--after record.json]\n"
-		"                   -o requests-dir\n"
+		"                   [-C case]... [--reference] [--outputs dir] [--props props.json]\n"
+		"                   [--after record.json] -o requests-dir\n"
 		"  -s, --signature signature.json  the kernel's signature\n"
 		"  -l, --launch launch.json        the launch rules (see docs/formats.md)\n"
 		"  -b, --cubin kernel.cubin        the compiled kernel the requests launch\n"
