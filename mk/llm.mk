@@ -6,7 +6,6 @@
 # the user left out (GENERATE) are generated the same way from the
 # description.
 
-, := ,
 LLM_CONFIG ?= config.json
 LLM_TOOLS  ?= $(CKO_SHARE)/prompts/tools.json
 LLM_ENABLE  = gpu_properties,compile_check$(if $(filter 1,$(RESEARCH)),$(,)search_guidance)$(if $(filter 1,$(USE_NSIGHT)),$(,)profile)
@@ -28,37 +27,37 @@ memory.md: $(SIGNATURE)
 	cko-docs --memory "$$(jq -r '[.entry, (.params[]? | .name, .dtype, .kind)] | map(strings) | join(" ")' $(SIGNATURE)) $$(head -c 2000 workload/description.txt 2>/dev/null)" --exclude . -o $@
 endif
 
-define propose
-iter-$(1)/context.md iter-$(1)/meta.json &: iter-$(1)/history.json
-	cko-llm context --run . --iter $(1) -c $(LLM_CONFIG) -o iter-$(1)/context.md --meta iter-$(1)/meta.json
+# Per iteration NNN (the stem): context and meta (one cko-llm context), the
+# prompt, one response per candidate, then the candidates from the responses.
+iter-%/context.md iter-%/meta.json: iter-%/history.json
+	cko-llm context --run . --iter $* -c $(LLM_CONFIG) -o $(@D)/context.md --meta $(@D)/meta.json
 
-iter-$(1)/prompt.json: iter-$(1)/context.md iter-$(1)/meta.json
-	cko-llm render -t $$$$(jq -r .template iter-$(1)/meta.json) -v context=iter-$(1)/context.md -o $$@
+$(ITERS:%=iter-%/prompt.json): iter-%/prompt.json: iter-%/context.md iter-%/meta.json
+	cko-llm render -t $$(jq -r .template $(@D)/meta.json) -v context=$(@D)/context.md -o $@
 
-$(foreach j,$(CAND_NUMS),
-iter-$(1)/response-$(j).json: | iter-$(1)/prompt.json props.json
-	@if $$(call stopped,$(1)); then jq '{tool: "make", status: "stopped", reason: .stop.reason}' iter-$(1)/history.json >$$@; \
-	else echo "cko-llm ask -o $$@ iter-$(1)/prompt.json"; \
-	cko-llm ask -c $(LLM_CONFIG) --tools $(LLM_TOOLS) --enable $(LLM_ENABLE) \
-	  --var arch=$$$$(jq -r .arch props.json) --var signature=$(SIGNATURE) $(LLM_ALLOW) \
-	  --transcript iter-$(1)/transcript-$(j).json --usage iter-$(1)/usage-$(j).json -o $$@ iter-$(1)/prompt.json; fi
-)
+# iter-NNN/response-J.json, with its transcript-J.json and usage-J.json. A
+# stopped iteration (the budget, mk/run.mk) asks nothing: its responses and
+# candidates only say why.
+responses_of = $(CAND_NUMS:%=iter-$(1)/response-%.json)
+RESPONSES := $(foreach i,$(ITERS),$(call responses_of,$(i)))
+$(RESPONSES): | $$(@D)/prompt.json props.json
+	if $(call stopped,$(@D)); then jq '{tool: "make", status: "stopped", reason: .stop.reason}' $(@D)/history.json >$@; \
+	else cko-llm ask -c $(LLM_CONFIG) --tools $(LLM_TOOLS) --enable $(LLM_ENABLE) \
+	  --var arch=$(ARCH) --var signature=$(SIGNATURE) $(LLM_ALLOW) \
+	  --transcript $(subst /response-,/transcript-,$@) --usage $(subst /response-,/usage-,$@) -o $@ $(@D)/prompt.json; fi
 
-# A stopped iteration (the budget, mk/run.mk) asks nothing: its responses
-# and candidates only say why.
-iter-$(1)/proposed.json: $(foreach j,$(CAND_NUMS),iter-$(1)/response-$(j).json) cases/index.json
-	@if $$(call stopped,$(1)); then $$(call stop_records,$(1)); else \
+PARENT = "$$(jq -r '.parent // empty' $(@D)/meta.json)"
+$(ITERS:%=iter-%/proposed.json): iter-%/proposed.json: $$(call responses_of,$$*) cases/index.json
+	if $(call stopped,$(@D)); then $(STOP_RECORDS); else \
 	for j in $(CAND_NUMS); do \
-	  echo "cko-llm extract -o iter-$(1)/c$$$$j"; \
-	  cko-llm extract -s $(SIGNATURE) -C cases --parent "$$$$(jq -r '.parent // empty' iter-$(1)/meta.json)" \
-	    -o iter-$(1)/c$$$$j iter-$(1)/response-$$$$j.json $$(VERDICT) || exit $$$$?; \
+	  cko-llm extract -s $(SIGNATURE) -C cases --parent $(PARENT) -o $(@D)/c$$j $(@D)/response-$$j.json \
+	    $(VERDICT) || exit $$?; \
 	done; \
-	jq -n '{tool: "make", iteration: $(shell expr $(1) + 0), candidates: ("$(strip $(CAND_NUMS))" | split(" ") | map("c" + .))}' >$$@.tmp && mv $$@.tmp $$@; fi
-endef
+	$(PROPOSED); fi
 
 # ---- generating the parts of the workload the user left out ----
 GEN := workload/gen
-ASK_GEN = cko-llm ask -c $(LLM_CONFIG) --transcript $(GEN)/$(1)-transcript.json --usage iter-000/usage-$(1).json -o $$@ $$<
+ASK_GEN = cko-llm ask -c $(LLM_CONFIG) --transcript $(GEN)/$(1)-transcript.json --usage iter-000/usage-$(1).json -o $@
 $(GEN) iter-000:
 	mkdir -p $@
 

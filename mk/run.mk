@@ -108,34 +108,41 @@ ifneq ($(V),1)
 export CKO_QUIET := 1
 endif
 
-# A GPU step: one GPU of the pool, held for the whole command.
+# A GPU step: one GPU of the pool, held for the whole command (cko-lock; a
+# step that only writes its skipped record, --after, takes none).
 GPU = cko-lock -n $(GPUS) $(if $(LOCK_DIR),-d $(LOCK_DIR)) $(if $(LAUNCHER),--launcher '$(LAUNCHER)') --
 # A negative verdict (exit 1) is recorded in the target; make goes on.
 VERDICT = || [ $$? -eq 1 ]
-# $(call skip,REASON): writes a "skipped" record as the target.
-skip = jq -n --arg r "$(1)" '{tool: "make", status: "skipped", reason: $$r}' >$@.tmp && mv $@.tmp $@
-# $(call okay,FILE): the file's status is ok (or pass).
-okay = case "$$(jq -r .status $(1))" in ok|pass) true ;; *) false ;; esac
+# The same, and exit 3 (the tool cannot work here: no ncu, no
+# compute-sanitizer, an unwritable memory folder) is recorded too.
+VERDICT_OR_ENV = || case $$? in 1|3) true ;; *) false ;; esac
 # The budget's rules for cko-rank; a stopped iteration's candidates say why
 # (proposal.json status "stopped"), are skipped, and the later ones follow.
 BUDGET = $(if $(filter off,$(STOP)),,--sol-stop $(SOL_STOP) --patience $(PATIENCE) --min-gain $(MIN_GAIN))
-stopped = jq -e .stop iter-$(1)/history.json >/dev/null
-stop_records = echo "iter-$(1): stopped: $$(jq -r .stop.reason iter-$(1)/history.json)"; \
-	for j in $(CAND_NUMS); do mkdir -p iter-$(1)/c$$j && \
-	  jq '{proposer: "budget", status: "stopped", ended: .stop.ended, reason: .stop.reason, parent: null}' \
-	    iter-$(1)/history.json >iter-$(1)/c$$j/proposal.json || exit; done; \
-	jq -n '{tool: "make", iteration: $(shell expr $(1) + 0), candidates: ("$(strip $(CAND_NUMS))" | split(" ") | map("c" + .)), stopped: true}' >$@.tmp && mv $@.tmp $@
-# Request files of a candidate: all, or the performance cases only.
-REQUESTS = $$(jq -r '.requests[]' $(1)/requests/index.json | sed 's|^|$(1)/requests/|')
+ARCH = $$(jq -r .arch props.json)
+COMPILE = cko-compile --arch $(ARCH) -t $(COMPILE_TIMEOUT) -m $(COMPILE_MEMORY) -s $(SIGNATURE)
+# The requests of a candidate folder: all, the performance cases, the first
+# performance case.
+REQUESTS = $$(jq -r '.requests[]?' $(1)/requests/index.json | sed 's|^|$(1)/requests/|')
 PERF_CASES = $$(jq -r '.[] | select(.kind == "performance") | .name' cases/index.json)
-PERF_REQUESTS = $$(for c in $(PERF_CASES); do printf '%s ' $(1)/requests/$$c.json; done)
+PERF_REQUESTS = $$(jq -r '.[] | select(.kind == "performance") | "$(1)/requests/" + .name + ".json"' cases/index.json)
+FIRST_PERF_REQUEST = $(1)/requests/$$(jq -r '[.[] | select(.kind == "performance")][0].name' cases/index.json).json
 
-pad = $(shell printf %03d $(1))
-ITER_NUMS := $(shell seq 1 $(ITER))
+# Iterations 001..ITER of CANDIDATES candidates each (iter-NNN/cJ); iteration
+# 000 is the initial kernel alone (iter-000/c0).
+, := ,
+empty :=
+space := $(empty) $(empty)
+ITERS := $(shell seq -f %03g 1 $(ITER))
 CAND_NUMS := $(shell seq 0 $$(( $(CANDIDATES) - 1 )))
-results_of = $(if $(filter 000,$(1)),iter-000/c0/result.json,$(foreach j,$(CAND_NUMS),iter-$(1)/c$(j)/result.json))
-ALL_RESULTS := $(call results_of,000) $(foreach i,$(ITER_NUMS),$(call results_of,$(call pad,$(i))))
-LAST := $(call pad,$(ITER))
+cands_of = $(if $(filter 000,$(1)),iter-000/c0,$(CAND_NUMS:%=iter-$(1)/c%))
+results_of = $(addsuffix /result.json,$(call cands_of,$(1)))
+CANDS := $(foreach i,000 $(ITERS),$(call cands_of,$(i)))
+ALL_RESULTS := $(CANDS:=/result.json)
+LAST := $(lastword 000 $(ITERS))
+# $(call prev,NNN): the iteration before NNN (from the pairs 001:000 002:001 ...).
+PREV_OF := $(join $(ITERS),$(addprefix :,000 $(ITERS)))
+prev = $(patsubst $(1):%,%,$(filter $(1):%,$(PREV_OF)))
 
 # An ITER below the iterations this run already has makes nothing new: say
 # so, and what the history and summary cover.
@@ -174,10 +181,11 @@ cases/index.json: $(SIGNATURE) $(CASES)
 
 reference/compile.json: $(REFERENCE) $(REFERENCE_LAUNCH) $(SIGNATURE) props.json
 	@mkdir -p reference
-	cko-compile --arch $$(jq -r .arch props.json) -t $(COMPILE_TIMEOUT) -m $(COMPILE_MEMORY) -s $(SIGNATURE) -l $(REFERENCE_LAUNCH) -o reference/kernel.cubin -j $@ $(REFERENCE)
+	$(COMPILE) -l $(REFERENCE_LAUNCH) -o reference/kernel.cubin -j $@ $(REFERENCE)
 
 reference/requests/index.json: reference/compile.json cases/index.json
-	cko-request --reference --props props.json -s $(SIGNATURE) -l $(REFERENCE_LAUNCH) -b reference/kernel.cubin -c cases -o reference/requests
+	cko-request --reference --props props.json -s $(SIGNATURE) -l $(REFERENCE_LAUNCH) -b reference/kernel.cubin \
+	  -c cases -o reference/requests
 
 # The reference's outputs are the expected outputs; a reference that fails
 # its own checks (faults, unwritten elements, nondeterminism) stops the run.
@@ -191,86 +199,86 @@ baseline.json: iter-000/c0/requests/index.json reference/run.json
 reference/bench.json: reference/run.json
 	$(GPU) cko-bench -w $(WARMUP) -n $(TIMED) -t $(TIMEOUT) -o $@ $(call PERF_REQUESTS,reference)
 
-# ---- one candidate: compile, run + compare every case, time, profile ----
-define candidate
-$(1)/compile.json: $(2) props.json $(SIGNATURE)
-	@if $$(call okay,$(1)/proposal.json); then \
-	  echo "cko-compile $(1)/kernel.cu"; \
-	  cko-compile --arch $$$$(jq -r .arch props.json) -t $(COMPILE_TIMEOUT) -m $(COMPILE_MEMORY) -s $(SIGNATURE) -l $(1)/launch.json -o $(1)/kernel.cubin -j $$@ $(1)/kernel.cu $$(VERDICT); \
-	else $$(call skip,proposal: $$$$(jq -r '.status + " " + (.reason // .note // "")' $(1)/proposal.json)); fi
+# ---- the candidates: compile, launch rules, run + compare every case, time, profile ----
+# Prerequisites below may name files through $$* (the stem: a candidate
+# folder or an iteration number) or $$(@D), read when make needs them.
+.SECONDEXPANSION:
 
-$(1)/requests/index.json: $(1)/compile.json cases/index.json reference/run.json
-	@if $$(call okay,$(1)/compile.json); then \
-	  cko-request --props props.json -s $(SIGNATURE) -l $(1)/launch.json -b $(1)/kernel.cubin -c cases -o $(1)/requests $$(VERDICT); \
-	else mkdir -p $(1)/requests && $$(call skip,compile: $$$$(jq -r .status $(1)/compile.json)); fi
+# A candidate's proposal.json, kernel.cu and launch.json come with its
+# iteration's proposed.json. Once there, kernel.cu and launch.json are
+# prerequisites too: edited by hand, they make the candidate again
+# (docs/run.md, "Editing a candidate").
+$(CANDS:=/proposal.json): %/proposal.json: | $$(dir $$*)proposed.json ;
 
-$(1)/run.json: $(1)/requests/index.json
-	@if $$(call okay,$(1)/requests/index.json); then \
-	  echo "cko-run $(1)"; \
-	  $$(GPU) cko-run -t $(TIMEOUT) $(if $(filter 1,$(KEEP_OUTPUTS)),--keep-outputs) -o $$@ $$(call REQUESTS,$(1)) $$(VERDICT); \
-	else $$(call skip,launch rules: $$$$(jq -r .status $(1)/requests/index.json)); fi
+# Each step is given the record of the step before it (--after): when that
+# record is not ok, the step only writes a skipped record saying why
+# (docs/formats.md), so a failure skips the rest of its candidate.
+$(CANDS:=/compile.json): %/compile.json: %/proposal.json $$(wildcard $$*/kernel.cu $$*/launch.json) \
+		props.json $(SIGNATURE)
+	$(COMPILE) --after $< -l $*/launch.json -o $*/kernel.cubin -j $@ $*/kernel.cu $(VERDICT)
 
-$(1)/compare.json: $(1)/run.json
-	@if $$(call okay,$(1)/run.json); then \
-	  cko-compare --requests -o $$@ $$(call REQUESTS,$(1)) $$(VERDICT); \
-	else $$(call skip,run: $$$$(jq -r .status $(1)/run.json)); fi
+$(CANDS:=/requests/index.json): %/requests/index.json: %/compile.json cases/index.json reference/run.json
+	cko-request --after $< --props props.json -s $(SIGNATURE) -l $*/launch.json -b $*/kernel.cubin \
+	  -c cases -o $*/requests $(VERDICT)
 
-$(1)/bench.json: $(1)/compare.json
-	@if $$(call okay,$(1)/compare.json); then \
-	  echo "cko-bench $(1)"; \
-	  $$(GPU) cko-bench --check -w $(WARMUP) -n $(TIMED) -t $(TIMEOUT) -o $$@ $$(call PERF_REQUESTS,$(1)) $$(VERDICT); \
-	else $$(call skip,compare: $$$$(jq -r .status $(1)/compare.json)); fi
+$(CANDS:=/run.json): %/run.json: %/requests/index.json
+	$(GPU) cko-run --after $< -t $(TIMEOUT) $(if $(filter 1,$(KEEP_OUTPUTS)),--keep-outputs) -o $@ \
+	  $(call REQUESTS,$*) $(VERDICT)
+
+$(CANDS:=/compare.json): %/compare.json: %/run.json
+	cko-compare --after $< --requests -o $@ $(call REQUESTS,$*) $(VERDICT)
+
+$(CANDS:=/bench.json): %/bench.json: %/compare.json
+	$(GPU) cko-bench --after $< --check -w $(WARMUP) -n $(TIMED) -t $(TIMEOUT) -o $@ \
+	  $(call PERF_REQUESTS,$*) $(VERDICT)
 
 ifeq ($(USE_NSIGHT),1)
 # Exit 3 (no ncu, counters not permitted) leaves profile.json saying why; the run goes on.
-$(1)/profile.json: $(1)/bench.json
-	@if $$(call okay,$(1)/bench.json); then \
-	  r=$$$$(jq -r '[.[] | select(.kind == "performance")][0].name' cases/index.json); \
-	  $$(GPU) cko-profile -o $$@ --summary $(1)/profile.txt --report $(1)/profile.ncu-rep $(1)/requests/$$$$r.json; \
-	  s=$$$$?; [ $$$$s -le 1 ] || [ $$$$s -eq 3 ]; \
-	else $$(call skip,bench: $$$$(jq -r .status $(1)/bench.json)); fi
-$(1)/result.json: $(1)/profile.json
+$(CANDS:=/profile.json): %/profile.json: %/bench.json
+	$(GPU) cko-profile --after $< -o $@ --summary $*/profile.txt --report $*/profile.ncu-rep \
+	  $(call FIRST_PERF_REQUEST,$*) $(VERDICT_OR_ENV)
+$(CANDS:=/result.json): %/result.json: %/profile.json
 endif
 
-$(1)/result.json: $(1)/bench.json reference/bench.json props.json
-	cko-rank --candidate $(1) --props props.json --reference reference/bench.json -o $$@
-endef
+$(CANDS:=/result.json): %/result.json: %/bench.json reference/bench.json props.json
+	cko-rank --candidate $* --props props.json --reference reference/bench.json -o $@
 
-# ---- iterations: 0 is the initial kernel, then proposals from the history ----
+# ---- iterations: 000 is the initial kernel, then proposals from the history ----
 iter-000/proposed.json: $(INITIAL) $(INITIAL_LAUNCH)
 	@mkdir -p iter-000/c0
 	cp $(INITIAL) iter-000/c0/kernel.cu
 	cp $(INITIAL_LAUNCH) iter-000/c0/launch.json
 	jq -n '{proposer: "initial", status: "ok", note: "the initial kernel", parent: null}' >iter-000/c0/proposal.json
 	jq -n '{tool: "make", iteration: 0, candidates: ["c0"]}' >$@.tmp && mv $@.tmp $@
-$(eval $(call candidate,iter-000/c0,iter-000/proposed.json))
 
-# Proposers. Each writes iter-N/cJ/{kernel.cu,launch.json,proposal.json}, then
-# iter-N/proposed.json last.
-PROPOSE_tune = cko-tune $(if $(SPACE),-s $(SPACE),--kernel $(INITIAL) -l $(INITIAL_LAUNCH)) -H $(1)/history.json \
-	-i $(2) -k $(CANDIDATES) --seed $(SEED) --strategy $(STRATEGY) -o $(1)
-PROPOSE_manual = cko-propose-manual -i $(2) -k $(CANDIDATES) -o $(1) $(PROPOSALS)
+# $(call stopped,iter-NNN): the budget stopped the iteration (its history.json
+# says .stop); it proposes nothing and its candidates only say why.
+stopped = jq -e .stop $(1)/history.json >/dev/null
+# mk/stop.sh writes them.
+STOP_RECORDS = sh $(CKO_SHARE)/mk/stop.sh $(@D) $(CAND_NUMS)
+# iter-NNN/proposed.json, written last.
+PROPOSED = jq -n '{tool: "make", iteration: ("$*" | tonumber), candidates: [$(subst $(space),$(,),$(CAND_NUMS:%="c%"))]}' \
+	>$@.tmp && mv $@.tmp $@
 
-# $(call propose,NNN): the rule that makes iter-NNN/proposed.json
-# (mk/llm.mk replaces it when a model proposes).
-define propose
-iter-$(1)/proposed.json: iter-$(1)/history.json
-	@if $$(call stopped,$(1)); then $$(call stop_records,$(1)); \
-	else echo "$(call PROPOSE_$(PROPOSER),iter-$(1),$(1))"; $(call PROPOSE_$(PROPOSER),iter-$(1),$(1)); fi
-endef
+# Proposers. Each writes iter-NNN/cJ/{kernel.cu,launch.json,proposal.json},
+# then iter-NNN/proposed.json last; mk/llm.mk has the model's rules.
+PROPOSE_tune = cko-tune $(if $(SPACE),-s $(SPACE),--kernel $(INITIAL) -l $(INITIAL_LAUNCH)) -H $(@D)/history.json \
+	-i $* -k $(CANDIDATES) --seed $(SEED) --strategy $(STRATEGY) -o $(@D)
+PROPOSE_manual = cko-propose-manual -i $* -k $(CANDIDATES) -o $(@D) $(PROPOSALS)
 ifeq ($(PROPOSER),llm)
 include $(CKO_SHARE)/mk/llm.mk
+else
+$(ITERS:%=iter-%/proposed.json): iter-%/proposed.json: iter-%/history.json
+	if $(call stopped,$(@D)); then $(STOP_RECORDS); else $(PROPOSE_$(PROPOSER)); fi
 endif
 
-define iteration
-iter-$(1)/history.json: $(call results_of,$(2)) $(HISTORY_EXTRA)
-	@mkdir -p iter-$(1)
-	cko-rank --run . --upto $(2) $(BUDGET) -o $$@
-
-$(eval $(call propose,$(1)))
-$(foreach j,$(CAND_NUMS),$(eval $(call candidate,iter-$(1)/c$(j),iter-$(1)/proposed.json)))
-endef
-$(foreach i,$(ITER_NUMS),$(eval $(call iteration,$(call pad,$(i)),$(call pad,$(shell echo $$(($(i) - 1)))))))
+# What the proposer of iteration NNN sees: the results up to the iteration
+# before. Made once: a candidate made again later (its kernel.cu edited by
+# hand) changes history.json and summary.json, never what a later iteration
+# was shown, so later proposals (and the model's responses) stay.
+$(ITERS:%=iter-%/history.json): iter-%/history.json: | $$(call results_of,$$(call prev,$$*)) $(HISTORY_EXTRA)
+	@mkdir -p $(@D)
+	cko-rank --run . --upto $(call prev,$*) $(BUDGET) -o $@
 
 # ---- finalize ----
 history.json: $(ALL_RESULTS)
@@ -282,7 +290,7 @@ history.json: $(ALL_RESULTS)
 ifeq ($(SANITIZE),1)
 SANITIZE_JSON := sanitize.json
 sanitize.json: history.json
-	$(GPU) cko-sanitize --history history.json -o $@ $(VERDICT) || [ $$? -eq 3 ]
+	$(GPU) cko-sanitize --history history.json -o $@ $(VERDICT_OR_ENV)
 endif
 
 # best.cu, best-launch.json and replay/ come with it when a candidate is valid.
@@ -293,7 +301,7 @@ summary.json: history.json $(BASELINE) $(SANITIZE_JSON)
 	  $(GPU) cko-run -t $(TIMEOUT) --keep-outputs -o replay-run.json replay/*.json; fi
 	@# the memory across runs (cko-docs --memory-add): a run without a valid best
 	@# is refused (exit 1), and an unwritable memory folder (exit 3) only warns
-	$(if $(filter 1,$(MEMORY)),cko-docs --memory-add . $(VERDICT) || [ $$? -eq 3 ])
+	$(if $(filter 1,$(MEMORY)),cko-docs --memory-add . $(VERDICT_OR_ENV))
 	@cko-rank --print summary.json
 	@[ -f best.cu ] && echo "best kernel: $(CURDIR)/best.cu (launch: best-launch.json, replay requests: replay/)" || true
 

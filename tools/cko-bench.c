@@ -16,7 +16,7 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-bench [-w warmup] [-n iterations] [--no-flush] [--check] [-t seconds] [--no-sandbox]\n"
-		"                 [-o bench.json] request.json...\n"
+		"                 [--after record.json] [-o bench.json] request.json...\n"
 		"  -w, --warmup warmup          untimed launches per request first (default 10)\n"
 		"  -n, --iterations iterations  timed launches per request (default 100)\n"
 		"      --no-flush               leave the L2 cache warm between launches\n"
@@ -24,6 +24,8 @@ static void usage(int status)
 		"  -t, --timeout seconds        seconds one launch may take (default 10)\n"
 		"      --no-sandbox             run without Landlock (when the kernel has none)\n"
 		"  -o, --output bench.json      the timings (default: standard output)\n"
+		"      --after record.json      time only if the record (compare.json) says ok; else write a\n"
+		"                               skipped record as bench.json and exit 0 (requests may be none)\n"
 		"  -h, --help                   print this help and exit\n");
 	exit(status);
 }
@@ -237,8 +239,9 @@ int main(int argc, char **argv)
 		{"no-flush", no_argument, 0, 'F'},     {"check", no_argument, 0, 'c'},
 		{"timeout", required_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
 		{"no-sandbox", no_argument, 0, 'N'},   {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0},
+		{"after", required_argument, 0, 'A'}, {0, 0, 0, 0},
 	};
+	const char *after = NULL;
 	bench B = {.warmup = 10, .iters = 100, .flush = 1, .timeout = 10};
 	int c;
 	char *end;
@@ -262,11 +265,14 @@ int main(int argc, char **argv)
 				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
 			break;
 		case 'o': json_out = optarg; break;
+		case 'A': after = optarg; break;
 		case 'N': cko_sandbox_disable(); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
 	}
+	if (cko_step_after(after, json_out))
+		return 0;
 	if (optind >= argc)
 		usage(2);
 	cko_out_check(json_out);

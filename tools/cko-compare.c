@@ -12,13 +12,16 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-compare [--rtol r] [--atol a] [--no-nan-equal] [-n count] [-o verdict.json] expected actual\n"
-		"       cko-compare --requests [--rtol r] [--atol a] [--no-nan-equal] [-n count] [-o compare.json] request.json...\n"
+		"       cko-compare --requests [--rtol r] [--atol a] [--no-nan-equal] [-n count] [-o compare.json]\n"
+		"                   [--after record.json] request.json...\n"
 		"      --rtol r               relative tolerance, a number >= 0 (default: by dtype, or the request's)\n"
 		"      --atol a               absolute tolerance, a number >= 0 (default: by dtype, or the request's)\n"
 		"      --no-nan-equal         a NaN where a NaN is expected is a mismatch\n"
 		"  -n, --first count          mismatches listed per tensor, 0 to 10 (default 5)\n"
 		"  -o, --output verdict.json  the verdict (default: standard output)\n"
 		"      --requests             compare each request's outputs with its sets' expected outputs\n"
+		"      --after record.json    compare only if the record (run.json) says ok; else write a skipped\n"
+		"                             record as compare.json and exit 0 (requests may then be none)\n"
 		"  -h, --help                 print this help and exit\n");
 	exit(status);
 }
@@ -191,9 +194,10 @@ int main(int argc, char **argv)
 		{"rtol", required_argument, 0, 'r'},    {"atol", required_argument, 0, 'a'},
 		{"no-nan-equal", no_argument, 0, 'N'},  {"first", required_argument, 0, 'n'},
 		{"output", required_argument, 0, 'o'},  {"requests", no_argument, 0, 'R'},
+		{"after", required_argument, 0, 'A'},
 		{"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
 	};
-	const char *out_path = "-";
+	const char *out_path = "-", *after = NULL;
 	int requests = 0, c;
 	char *end;
 	while ((c = getopt_long(argc, argv, "n:o:h", lo, NULL)) != -1) {
@@ -214,10 +218,13 @@ int main(int argc, char **argv)
 			break;
 		case 'o': out_path = optarg; break;
 		case 'R': requests = 1; break;
+		case 'A': after = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
 	}
+	if (cko_step_after(after, out_path))
+		return 0;
 	cko_out_check(out_path);
 	cJSON *out = cJSON_CreateObject();
 	cJSON_AddStringToObject(out, "tool", "cko-compare");

@@ -13,8 +13,8 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-compile [-a arch] [-D name=value]... [-l launch.json] [-e entry | -s signature.json]\n"
-		"                   [--timeout seconds] [--memory MB] [--no-sandbox] -o kernel.cubin [-j compile.json]\n"
-		"                   kernel.cu\n"
+		"                   [--timeout seconds] [--memory MB] [--no-sandbox]\n"
+		"                   [--after record.json] -o kernel.cubin [-j compile.json] kernel.cu\n"
 		"  -a, --arch arch                 target architecture, e.g. sm_90 (default: the GPU's)\n"
 		"  -D, --define name=value         a macro for the kernel\n"
 		"  -l, --launch launch.json        launch.json whose defines are passed as -D\n"
@@ -25,6 +25,8 @@ static void usage(int status)
 		"      --no-sandbox                compile without Landlock (when the kernel has none)\n"
 		"  -o, --output kernel.cubin       the CUBIN, written only on success\n"
 		"  -j, --json compile.json         the JSON record (default: standard output)\n"
+		"      --after record.json         compile only if the record (proposal.json) says ok; else write\n"
+		"                                  a skipped record as compile.json and exit 0\n"
 		"  -h, --help                      print this help and exit\n");
 	exit(status);
 }
@@ -195,15 +197,27 @@ int main(int argc, char **argv)
 		{"signature", required_argument, 0, 's'}, {"output", required_argument, 0, 'o'},
 		{"json", required_argument, 0, 'j'}, {"timeout", required_argument, 0, 't'},
 		{"memory", required_argument, 0, 'm'}, {"no-sandbox", no_argument, 0, 'N'},
+		{"after", required_argument, 0, 'A'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	cko_compile_limits lim = {.wall_s = 60, .memory_mb = 4096};
 	char *end;
-	char *arch = NULL, *entry = NULL, *cubin = NULL, *json = "-";
+	char *arch = NULL, *entry = NULL, *cubin = NULL, *json = "-", *after = NULL;
 	char **defs = xcalloc((size_t)argc + 1, sizeof *defs);
 	int ndefs = 0, c;
 	char err[512];
 	cJSON *launch = NULL;
+	/* --after first: a skipped step reads none of its inputs. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "a:D:l:e:s:o:j:t:m:h", lo, NULL)) != -1)
+		if (c == 'A')
+			after = optarg;
+		else if (c == 'j')
+			json = optarg;
+	if (after && optind == argc - 1 && cko_step_after(after, json))
+		return 0;
+	opterr = 1;
+	optind = 0;
 	while ((c = getopt_long(argc, argv, "a:D:l:e:s:o:j:t:m:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'a': arch = optarg; break;
@@ -239,6 +253,7 @@ int main(int argc, char **argv)
 		}
 		case 'o': cubin = optarg; break;
 		case 'j': json = optarg; break;
+		case 'A': break;
 		case 't':
 			lim.wall_s = strtod(optarg, &end);
 			if (*end || !(lim.wall_s > 0) || lim.wall_s > 86400)

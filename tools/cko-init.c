@@ -578,6 +578,7 @@ int main(int argc, char **argv)
 	buf_printf(&mk, "# Run it in this folder:  make -f run.mk [ITER=n] [-j n]\n");
 	buf_printf(&mk, "CKO_BIN     := %s\n", bin ? bin : "");
 	buf_printf(&mk, "CKO_SHARE   := %s\n", share);
+	buf_printf(&mk, "# Every setting with its value; make -f run.mk NAME=value overrides one (mk/run.mk, docs/run.md).\n");
 	buf_printf(&mk, "ITER        ?= %ld\n", iters);
 	buf_printf(&mk, "CANDIDATES  := %ld\n", cands);
 	buf_printf(&mk, "PROPOSER    := %s\n", proposer);
@@ -589,10 +590,13 @@ int main(int argc, char **argv)
 	buf_printf(&mk, "SANITIZE    := %d\n", sanitize);
 	if (parts[SPACE].src)
 		buf_printf(&mk, "SPACE       := workload/space.json\n");
-	if (gpus)
-		buf_printf(&mk, "GPUS        ?= %ld\n", gpus);
-	if (timeout > 0)
-		buf_printf(&mk, "TIMEOUT     := %g\n", timeout);
+	/* Every knob with its value, so a user sees it and can give another:
+	 * make -f run.mk NAME=value. */
+	buf_printf(&mk, "GPUS        ?= %ld\n", gpus ? gpus : 1);
+	buf_printf(&mk, "LOCK_DIR    ?=\n");
+	buf_printf(&mk, "TIMEOUT     := %g\n", timeout > 0 ? timeout : 10);
+	buf_printf(&mk, "WARMUP      ?= 10\n");
+	buf_printf(&mk, "TIMED       ?= 100\n");
 	buf_printf(&mk, "COMPILE_TIMEOUT := %g\n", compile_timeout);
 	buf_printf(&mk, "COMPILE_MEMORY := %g\n", compile_memory);
 	buf_printf(&mk, "SANDBOX     := %s\n", cko_sandbox_enabled() ? "on" : "off");
@@ -600,11 +604,11 @@ int main(int argc, char **argv)
 	buf_printf(&mk, "SOL_STOP    := %g\n", sol_stop);
 	buf_printf(&mk, "PATIENCE    := %ld\n", patience);
 	buf_printf(&mk, "MIN_GAIN    := %g\n", min_gain);
+	buf_printf(&mk, "STOP        ?= on\n");
 	buf_printf(&mk, "MEMORY      := %d\n", use_memory);
 	if (proposals)
 		buf_printf(&mk, "PROPOSALS   := %s\n", abs_path(proposals));
-	if (launcher)
-		buf_printf(&mk, "LAUNCHER    := %s\n", launcher);
+	buf_printf(&mk, "LAUNCHER    :=%s%s\n", launcher ? " " : "", launcher ? launcher : "");
 	if (missing.len) {
 		buf_puts(&mk, "GENERATE    :=");
 		for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)

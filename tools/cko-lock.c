@@ -2,7 +2,9 @@
  * file DIR/gpu-K.lock (flock, released when the command exits, however it
  * exits); with more than one GPU the command sees only GPU K through
  * CUDA_VISIBLE_DEVICES. Several runs on one machine share the pool, so GPU
- * steps never share a GPU and timings stay clean under make -j. */
+ * steps never share a GPU and timings stay clean under make -j. A step
+ * given --after RECORD whose record is not ok only writes a skipped record
+ * (harness/step.c): it runs at once, without a GPU or the launcher. */
 #include "cko.h"
 
 #include <errno.h>
@@ -21,7 +23,9 @@ static void usage(int status)
 		"  -n, --gpus gpus         the pool size, 1 to 1024 (default $CKO_GPUS, else 1)\n"
 		"  -d, --dir dir           the folder of the lock files (default $CKO_LOCK_DIR, else /tmp/cko-gpu-UID)\n"
 		"      --launcher command  run the command under this launcher (split on blanks, no shell)\n"
-		"  -h, --help              print this help and exit\n");
+		"  -h, --help              print this help and exit\n"
+		"A cko step whose record before it is not ok (its after option, see cko-run --help) runs\n"
+		"at once, without a GPU or the launcher: it only writes its skipped record.\n");
 	exit(status);
 }
 
@@ -82,6 +86,29 @@ static char *device_for_slot(int k)
 	return r;
 }
 
+/* Runs the command (argv[0] a cko tool found beside cko-lock, or on PATH),
+ * under the launcher if one is given. */
+static _Noreturn void exec_tool(int argc, char **argv, const char *launcher)
+{
+	char **av = xcalloc((size_t)argc + 64, sizeof *av);
+	int na = 0;
+	if (launcher) {
+		/* Split on blanks, no shell: e.g. "srun --gres=gpu:1 -n1". */
+		char *save = NULL, *l = xstrdup(launcher);
+		for (char *tok = strtok_r(l, " \t", &save); tok && na < 60; tok = strtok_r(NULL, " \t", &save))
+			av[na++] = tok;
+	}
+	/* A cko tool runs from beside cko-lock, whatever PATH holds. */
+	av[na++] = cko_tool_path(argv[0]);
+	for (int i = 1; i < argc; i++)
+		av[na++] = argv[i];
+	execvp(av[0], av);
+	if (errno == ENOENT && !strncmp(av[0], "cko-", 4))
+		cko_die(CKO_ENV, "%s: not found beside cko-lock (%s) nor on PATH; build cko (make) or install it",
+			av[0], cko_self_dir());
+	cko_die(errno == ENOENT ? CKO_BADINPUT : CKO_ENV, "%s: %s", av[0], strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	cko_setprog(argv[0]);
@@ -106,6 +133,8 @@ int main(int argc, char **argv)
 		usage(2);
 	if (n < 1 || n > 1024)
 		cko_die(CKO_BADINPUT, "-n %d: expected 1 to 1024 GPUs", n);
+	if (cko_step_skipped(argc - optind, argv + optind))
+		exec_tool(argc - optind, argv + optind, NULL);
 	char *dir = lock_dir(dir_opt);
 	int dfd = open_lock_dir(dir);
 	int *fds = xcalloc((size_t)n, sizeof *fds);
@@ -149,21 +178,5 @@ int main(int argc, char **argv)
 		setenv("CUDA_VISIBLE_DEVICES", dev, 1);
 		free(dev);
 	}
-	char **av = xcalloc((size_t)argc + 64, sizeof *av);
-	int na = 0;
-	if (launcher) {
-		/* Split on blanks, no shell: e.g. "srun --gres=gpu:1 -n1". */
-		char *save = NULL, *l = xstrdup(launcher);
-		for (char *tok = strtok_r(l, " \t", &save); tok && na < 60; tok = strtok_r(NULL, " \t", &save))
-			av[na++] = tok;
-	}
-	/* A cko tool runs from beside cko-lock, whatever PATH holds. */
-	av[na++] = cko_tool_path(argv[optind]);
-	for (int i = optind + 1; i < argc; i++)
-		av[na++] = argv[i];
-	execvp(av[0], av);
-	if (errno == ENOENT && !strncmp(av[0], "cko-", 4))
-		cko_die(CKO_ENV, "%s: not found beside cko-lock (%s) nor on PATH; build cko (make) or install it",
-			av[0], cko_self_dir());
-	cko_die(errno == ENOENT ? CKO_BADINPUT : CKO_ENV, "%s: %s", av[0], strerror(errno));
+	exec_tool(argc - optind, argv + optind, launcher);
 }

@@ -19,7 +19,7 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-profile [-o profile.json] [--summary summary.txt] [--report file.ncu-rep] [--ncu path]\n"
-		"                   [--timeout s] [--save-csv file.csv] [--no-sandbox] request.json\n"
+		"                   [--timeout s] [--save-csv file.csv] [--no-sandbox] [--after record.json] request.json\n"
 		"       cko-profile --csv file.csv [-o profile.json] [--summary summary.txt] [request.json]\n"
 		"  -o, --output profile.json  the result (default: standard output)\n"
 		"  -s, --summary summary.txt  also write the text summary\n"
@@ -29,6 +29,8 @@ static void usage(int status)
 		"      --save-csv file.csv    keep ncu's raw CSV export\n"
 		"      --no-sandbox           run the profiled cko-run without Landlock\n"
 		"      --csv file.csv         parse an existing export instead of profiling\n"
+		"      --after record.json    profile only if the record (bench.json) says ok; else write a\n"
+		"                             skipped record as profile.json and exit 0\n"
 		"  -h, --help                 print this help and exit\n");
 	exit(status);
 }
@@ -130,9 +132,10 @@ int main(int argc, char **argv)
 		{"report", required_argument, 0, 'r'}, {"ncu", required_argument, 0, 'N'},
 		{"timeout", required_argument, 0, 't'}, {"csv", required_argument, 0, 'C'},
 		{"save-csv", required_argument, 0, 'S'}, {"no-sandbox", no_argument, 0, 'X'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"after", required_argument, 0, 'A'}, {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
-	const char *report = NULL, *ncu_opt = NULL, *csv_in = NULL, *csv_save = NULL;
+	const char *after = NULL, *report = NULL, *ncu_opt = NULL, *csv_in = NULL, *csv_save = NULL;
 	double timeout = 600;
 	int c;
 	while ((c = getopt_long(argc, argv, "o:s:t:h", lo, NULL)) != -1) {
@@ -150,6 +153,7 @@ int main(int argc, char **argv)
 		}
 		case 'C': csv_in = optarg; break;
 		case 'S': csv_save = optarg; break;
+		case 'A': after = optarg; break;
 		case 'X': setenv("CKO_SANDBOX", "off", 1); break; /* for the cko-run under ncu */
 		case 'h': usage(0); break;
 		default: usage(2);
@@ -157,6 +161,8 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc - 1 || (optind == argc && !csv_in))
 		usage(2);
+	if (cko_step_after(after, out_json))
+		return 0;
 	cko_out_check(out_json);
 	cko_out_check(out_summary);
 	cko_out_check(report);

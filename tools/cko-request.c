@@ -10,7 +10,8 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-request -s signature.json -l launch.json -b kernel.cubin -c cases-dir\n"
-		"                   [-C case]... [--reference] [--outputs dir] [--props props.json] -o requests-dir\n"
+		"                   [-C case]... [--reference] [--outputs dir] [--props props.json]\n"
+		"                   [--after record.json] -o requests-dir\n"
 		"  -s, --signature signature.json  the kernel's signature\n"
 		"  -l, --launch launch.json        the launch rules (see docs/formats.md)\n"
 		"  -b, --cubin kernel.cubin        the compiled kernel the requests launch\n"
@@ -20,6 +21,8 @@ static void usage(int status)
 		"      --outputs dir               where candidate outputs go (default: out/ beside requests-dir)\n"
 		"      --props props.json          the GPU's properties: dynamic shared memory checked against its limit\n"
 		"  -o, --output requests-dir       the folder of the requests and their index.json\n"
+		"      --after record.json         only if the record (compile.json) says ok; else write a\n"
+		"                                  skipped record as requests-dir/index.json and exit 0\n"
 		"  -h, --help                      print this help and exit\n");
 	exit(status);
 }
@@ -171,11 +174,13 @@ int main(int argc, char **argv)
 		{"case", required_argument, 0, 'C'},      {"reference", no_argument, 0, 'r'},
 		{"outputs", required_argument, 0, 'O'},   {"output", required_argument, 0, 'o'},
 		{"props", required_argument, 0, 'P'},     {"help", no_argument, 0, 'h'},
+		{"after", required_argument, 0, 'A'},
 		{0, 0, 0, 0},
 	};
 	opts o = {0};
 	o.only = xcalloc((size_t)argc, sizeof *o.only);
 	int c;
+	const char *after = NULL;
 	while ((c = getopt_long(argc, argv, "s:l:b:c:C:o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': o.sig_path = optarg; break;
@@ -187,6 +192,7 @@ int main(int argc, char **argv)
 		case 'O': o.outputs = optarg; break;
 		case 'P': o.props = optarg; break;
 		case 'o': o.outdir = optarg; break;
+		case 'A': after = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -194,6 +200,13 @@ int main(int argc, char **argv)
 	if (optind != argc || !o.sig_path || !o.launch_path || !o.cubin || !o.cases || !o.outdir)
 		usage(2);
 	cko_out_check(o.outdir);
+	if (after && !cko_step_ok(after, NULL)) {
+		cko_mkdir_p(o.outdir);
+		char *index = cko_path_join(o.outdir, "index.json");
+		cko_step_after(after, index);
+		free(index);
+		return 0;
+	}
 	cko_out_check(o.outputs);
 	char *dflt_outputs = NULL;
 	if (!o.outputs) {

@@ -15,7 +15,7 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-run [-o run.json] [-t seconds] [--no-double] [--sets n] [--no-write] [--keep-outputs]\n"
-		"               [--no-compare] [--no-sandbox] request.json...\n"
+		"               [--no-compare] [--no-sandbox] [--after record.json] request.json...\n"
 		"  -o, --output run.json  the verdicts (default: standard output)\n"
 		"  -t, --timeout seconds  seconds one launch may take (default 10)\n"
 		"      --no-double        launch each set once (for profilers and sanitizers)\n"
@@ -25,6 +25,8 @@ static void usage(int status)
 		"                         of sets without expected outputs; the others get a NAME.json record)\n"
 		"      --no-compare       do not compare with the expected outputs (every output is then kept)\n"
 		"      --no-sandbox       run without Landlock (when the kernel has none)\n"
+		"      --after record.json  run only if the record (requests/index.json) says ok; else write a\n"
+		"                         skipped record as run.json and exit 0 (requests may then be none)\n"
 		"  -h, --help             print this help and exit\n");
 	exit(status);
 }
@@ -347,8 +349,10 @@ int main(int argc, char **argv)
 		{"no-double", no_argument, 0, '1'},    {"sets", required_argument, 0, 'S'},
 		{"no-write", no_argument, 0, 'W'},     {"no-sandbox", no_argument, 0, 'N'},
 		{"keep-outputs", no_argument, 0, 'K'}, {"no-compare", no_argument, 0, 'C'},
+		{"after", required_argument, 0, 'A'},
 		{"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
 	};
+	const char *after = NULL;
 	int twice = 1, nsets = 16, write = 1, c;
 	runner R = {.compare = 1};
 	while ((c = getopt_long(argc, argv, "o:t:h", lo, NULL)) != -1) {
@@ -368,11 +372,14 @@ int main(int argc, char **argv)
 		case 'W': write = 0; break;
 		case 'K': R.keep = 1; break;
 		case 'C': R.compare = 0; break;
+		case 'A': after = optarg; break;
 		case 'N': cko_sandbox_disable(); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
 	}
+	if (cko_step_after(after, json_out))
+		return 0;
 	if (optind >= argc)
 		usage(2);
 	cko_out_check(json_out);

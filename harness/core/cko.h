@@ -452,6 +452,21 @@ void cko_watchdog(double seconds, int (*on_timeout)(void *), void *arg);
  * "timeout", "message"} to the path arg points to, returns 1. */
 int cko_watchdog_result(void *path);
 
+/* ---- step.c: the steps of a run in a chain (--after) ---- */
+/* Whether the record prev (a step's JSON) says status "ok" (or "pass"); if
+ * not and why is given, *why (allocated) is "STEP: STATUS [REASON]", STEP
+ * named by the file: "compile" for compile.json, "launch rules" for
+ * requests/index.json. A missing or unreadable record is not ok. */
+int cko_step_ok(const char *prev, char **why);
+/* --after PREV: when prev is given and not ok, writes {"tool", "status":
+ * "skipped", "reason"} to out and returns 1 (the tool then exits 0, making
+ * nothing else); else returns 0. */
+int cko_step_after(const char *prev, const char *out);
+/* Whether the command argv (a cko step) is given --after RECORD (or
+ * --after=RECORD) whose record is not ok: it will only write its skipped
+ * record (cko-lock then runs it without a GPU). */
+int cko_step_skipped(int argc, char **argv);
+
 /* ---- sandbox.c also: the CUDA toolkit's folder, links resolved
  * ($CUDA_HOME or /usr/local/cuda), which compile steps may read. */
 const char *cko_cuda_root(void);
