@@ -22,11 +22,15 @@ endif
 
 # The memory across runs: the remembered runs most like this workload (its
 # signature's shape and description), read into every context as examples.
+# The seed (mk/run.mk) comes first: it is iteration 1's c0, not asked for.
 ifeq ($(MEMORY),1)
 HISTORY_EXTRA += memory.md
-memory.md: $(SIGNATURE)
-	cko-docs --memory "$$(jq -r '[.entry, (.params[]? | .name, .dtype, .kind)] | map(strings) | join(" ")' $(SIGNATURE)) $$(head -c 2000 workload/description.txt 2>/dev/null)" --exclude . -o $@
+memory.md: $(SIGNATURE) $(MEMORY_SEED)
+	cko-docs --memory "$$(jq -r '[.entry, (.params[]? | .name, .dtype, .kind)] | map(strings) | join(" ")' $(SIGNATURE)) $$(head -c 2000 workload/description.txt 2>/dev/null)" \
+	  --exclude . --first "$$(jq -r 'select(.status == "ok") | .entry' $(MEMORY_SEED))" -o $@
 endif
+# $(call from_memory,NNN,J): true when candidate J of iteration NNN is the seed's.
+from_memory = $(if $(and $(filter 001,$(1)),$(filter 0,$(2)),$(MEMORY_SEED)),jq -e '.status == "ok"' $(MEMORY_SEED) >/dev/null,false)
 
 define propose
 iter-$(1)/context.md iter-$(1)/meta.json &: iter-$(1)/history.json
@@ -36,8 +40,9 @@ iter-$(1)/prompt.json: iter-$(1)/context.md iter-$(1)/meta.json
 	cko-llm render -t $$$$(jq -r .template iter-$(1)/meta.json) -v context=iter-$(1)/context.md -o $$@
 
 $(foreach j,$(CAND_NUMS),
-iter-$(1)/response-$(j).json: | iter-$(1)/prompt.json props.json
+iter-$(1)/response-$(j).json: | iter-$(1)/prompt.json props.json $(call seed_of,$(1))
 	@if $$(call stopped,$(1)); then jq '{tool: "make", status: "stopped", reason: .stop.reason}' iter-$(1)/history.json >$$@; \
+	elif $(call from_memory,$(1),$(j)); then jq '{tool: "make", status: "memory", entry, note}' $(MEMORY_SEED) >$$@; \
 	else echo "cko-llm ask -o $$@ iter-$(1)/prompt.json"; \
 	cko-llm ask -c $(LLM_CONFIG) --tools $(LLM_TOOLS) --enable $(LLM_ENABLE) \
 	  --var arch=$$$$(jq -r .arch props.json) --var signature=$(SIGNATURE) $(LLM_ALLOW) \
@@ -49,6 +54,9 @@ iter-$(1)/response-$(j).json: | iter-$(1)/prompt.json props.json
 iter-$(1)/proposed.json: $(foreach j,$(CAND_NUMS),iter-$(1)/response-$(j).json) cases/index.json
 	@if $$(call stopped,$(1)); then $$(call stop_records,$(1)); else \
 	for j in $(CAND_NUMS); do \
+	  if [ "$$$$(jq -r .status iter-$(1)/response-$$$$j.json)" = memory ]; then \
+	    echo "cko-docs --memory-candidate $(MEMORY_SEED) -o iter-$(1)/c$$$$j"; \
+	    cko-docs --memory-candidate $(MEMORY_SEED) -o iter-$(1)/c$$$$j || exit $$$$?; continue; fi; \
 	  echo "cko-llm extract -o iter-$(1)/c$$$$j"; \
 	  cko-llm extract -s $(SIGNATURE) -C cases --parent "$$$$(jq -r '.parent // empty' iter-$(1)/meta.json)" \
 	    -o iter-$(1)/c$$$$j iter-$(1)/response-$$$$j.json $$(VERDICT) || exit $$$$?; \

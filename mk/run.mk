@@ -53,8 +53,10 @@ SOL_STOP    ?= 0.9
 PATIENCE    ?= 3
 MIN_GAIN    ?= 0.01
 STOP        ?= on
-# 1: an ended run is remembered (cko-docs --memory-add) and the model sees
-# the remembered runs most like this one (memory.md); cko-init --no-memory: 0.
+# 1: an ended run is remembered (cko-docs --memory-add), a new one starts
+# from the remembered best of its signature (memory-seed.json, iteration 1's
+# c0) and the model sees the remembered runs most like this one (memory.md);
+# cko-init --no-memory: 0.
 MEMORY      ?= 1
 
 # ---- checks before anything is planned ----
@@ -244,16 +246,28 @@ iter-000/proposed.json: $(INITIAL) $(INITIAL_LAUNCH)
 	jq -n '{tool: "make", iteration: 0, candidates: ["c0"]}' >$@.tmp && mv $@.tmp $@
 $(eval $(call candidate,iter-000/c0,iter-000/proposed.json))
 
+# The memory across runs: the remembered best whose signature this run's
+# fits (cko-docs --memory-seed; "status": "none" when there is none) is
+# candidate c0 of iteration 1, compiled and verified like any other; the
+# tuner searches around it, the model is not asked for c0 (mk/llm.mk).
+ifeq ($(MEMORY),1)
+MEMORY_SEED := memory-seed.json
+memory-seed.json: $(SIGNATURE)
+	cko-docs --memory-seed . -o $@
+endif
+# $(call seed_of,NNN): the seed, for iteration 1's proposal.
+seed_of = $(if $(filter 001,$(1)),$(MEMORY_SEED))
+
 # Proposers. Each writes iter-N/cJ/{kernel.cu,launch.json,proposal.json}, then
 # iter-N/proposed.json last.
 PROPOSE_tune = cko-tune $(if $(SPACE),-s $(SPACE),--kernel $(INITIAL) -l $(INITIAL_LAUNCH)) -H $(1)/history.json \
-	-i $(2) -k $(CANDIDATES) --seed $(SEED) --strategy $(STRATEGY) -o $(1)
+	-i $(2) -k $(CANDIDATES) --seed $(SEED) --strategy $(STRATEGY) $(if $(call seed_of,$(2)),--memory $(MEMORY_SEED)) -o $(1)
 PROPOSE_manual = cko-propose-manual -i $(2) -k $(CANDIDATES) -o $(1) $(PROPOSALS)
 
 # $(call propose,NNN): the rule that makes iter-NNN/proposed.json
 # (mk/llm.mk replaces it when a model proposes).
 define propose
-iter-$(1)/proposed.json: iter-$(1)/history.json
+iter-$(1)/proposed.json: iter-$(1)/history.json $(if $(filter tune,$(PROPOSER)),$(call seed_of,$(1)))
 	@if $$(call stopped,$(1)); then $$(call stop_records,$(1)); \
 	else echo "$(call PROPOSE_$(PROPOSER),iter-$(1),$(1))"; $(call PROPOSE_$(PROPOSER),iter-$(1),$(1)); fi
 endef
