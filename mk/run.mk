@@ -48,9 +48,11 @@ INITIAL_LAUNCH ?= workload/launch.json
 # The budget (docs/model.md): an iteration is stopped once every performance
 # case reaches SOL_STOP of its speed-of-light time, or after PATIENCE
 # iterations in a row that each improved the best by less than MIN_GAIN
-# (0 turns a rule off). STOP=off runs the iterations not yet made anyway.
+# (0 turns a rule off; PATIENCE is 5 for the tuner, whose gains come in
+# jumps after flat iterations, 3 for a model). STOP=off runs the iterations
+# not yet made anyway.
 SOL_STOP    ?= 0.9
-PATIENCE    ?= 3
+PATIENCE    ?= $(if $(filter tune,$(PROPOSER)),5,3)
 MIN_GAIN    ?= 0.01
 STOP        ?= on
 # 1: an ended run is remembered (cko-docs --memory-add), a new one starts

@@ -26,7 +26,7 @@ static void usage(int status)
 		"       cko-docs --fetch URL [--cache dir]\n"
 		"       cko-docs --research topic [-n count] [-c corpus-dir] [-o notes.md]\n"
 		"       cko-docs --html file.html\n"
-		"       cko-docs --memory query [-n count] [--exclude run-dir] [--memory-dir dir] [-o file]\n"
+		"       cko-docs --memory query [-n count] [--exclude run-dir] [--first entry] [--memory-dir dir] [-o file]\n"
 		"       cko-docs --memory-add run-dir [--memory-dir dir]\n"
 		"       cko-docs --memory-clear [--memory-dir dir]\n"
 		"       cko-docs --memory-seed run-dir [--memory-dir dir] -o seed.json\n"

@@ -117,13 +117,23 @@ grep -q 'custom, copy' hits3.md && fail run-memory/exclude-own "the run's own en
 jq -n -c --rawfile k "$a/best.cu" --slurpfile l "$LLMDATA/launch-wire.json" '[{json: {note: "from memory", kernel: $k, launch: $l[0]}}]' >script.json
 fake_start "$T/script.json" || finish
 fake_config
-jq '{max_iterations: 1, model_settings: .}' "$T/config.json" >cfg.json
+jq '{max_iterations: 1, candidates: 2, model_settings: .}' "$T/config.json" >cfg.json
 m=$(init_test_run --config cfg.json --hidden-seed 3 --description "copy a float array" --results "$T/m")
 expect_status run-memory/llm-make 0 mk "$m"
 jq -r '.messages[-1].content' "$m/iter-001/prompt.json" >prompt1.txt
 expect_grep run-memory/prompt-examples '^## Examples from earlier runs' prompt1.txt
 expect_grep run-memory/prompt-example-copy '^## Example 1: custom, copy\(' prompt1.txt
 expect_grep run-memory/prompt-example-notes '^- copy BLOCK=256$' prompt1.txt
+# ... and as iteration 1's c0, which the model is not asked for: its one
+# answer is c1.
+expect_grep run-memory/prompt-seed-c0 '^Example 1 is the remembered best for this signature: it is this iteration.s candidate c0' prompt1.txt
+expect_jq run-memory/llm-seed ".status == \"ok\" and .entry == \"$id\"" "$m/memory-seed.json"
+expect_jq run-memory/llm-c0-not-asked '.status == "memory"' "$m/iter-001/response-0.json"
+[ ! -e "$m/iter-001/transcript-0.json" ] && ok run-memory/llm-c0-no-transcript || fail run-memory/llm-c0-no-transcript "the model was asked for c0"
+expect_jq run-memory/llm-c0 ".proposer == \"memory\" and .memory == \"$id\"" "$m/iter-001/c0/proposal.json"
+cmp -s "$m/iter-001/c0/kernel.cu" "$a/best.cu" && ok run-memory/llm-c0-bytes || fail run-memory/llm-c0-bytes "c0 differs from the remembered kernel"
+expect_jq run-memory/llm-c1-model '.note == "from memory" and .proposer != "memory"' "$m/iter-001/c1/proposal.json"
+expect_jq run-memory/llm-c0-verified '.candidates[] | select(.id == "iter-001/c0") | .status == "ok" and .geomean_ms == 1' "$m/history.json"
 fake_stop
 expect_eq run-memory/llm-remembered "$(entries)" 3
 
