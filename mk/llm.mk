@@ -21,11 +21,15 @@ endif
 
 # The memory across runs: the remembered runs most like this workload (its
 # signature's shape and description), read into every context as examples.
+# The seed (mk/run.mk) comes first: it is iteration 1's c0, not asked for.
 ifeq ($(MEMORY),1)
 HISTORY_EXTRA += memory.md
-memory.md: $(SIGNATURE)
-	cko-docs --memory "$$(jq -r '[.entry, (.params[]? | .name, .dtype, .kind)] | map(strings) | join(" ")' $(SIGNATURE)) $$(head -c 2000 workload/description.txt 2>/dev/null)" --exclude . -o $@
+memory.md: $(SIGNATURE) $(MEMORY_SEED)
+	cko-docs --memory "$$(jq -r '[.entry, (.params[]? | .name, .dtype, .kind)] | map(strings) | join(" ")' $(SIGNATURE)) $$(head -c 2000 workload/description.txt 2>/dev/null)" \
+	  --exclude . --first "$$(jq -r 'select(.status == "ok") | .entry' $(MEMORY_SEED))" -o $@
 endif
+# $(call from_memory,NNN,J): true when candidate J of iteration NNN is the seed's.
+from_memory = $(if $(and $(filter 001,$(1)),$(filter 0,$(2)),$(MEMORY_SEED)),jq -e '.status == "ok"' $(MEMORY_SEED) >/dev/null,false)
 
 # Per iteration NNN (the stem): context and meta (one cko-llm context), the
 # prompt, one response per candidate, then the candidates from the responses.
@@ -42,14 +46,19 @@ responses_of = $(CAND_NUMS:%=iter-$(1)/response-%.json)
 RESPONSES := $(foreach i,$(ITERS),$(call responses_of,$(i)))
 $(RESPONSES): | $$(@D)/prompt.json props.json
 	if $(call stopped,$(@D)); then jq '{tool: "make", status: "stopped", reason: .stop.reason}' $(@D)/history.json >$@; \
+	elif $(call from_memory,$(patsubst iter-%,%,$(@D)),$(patsubst response-%.json,%,$(@F))); then \
+	  jq '{tool: "make", status: "memory", entry, note}' $(MEMORY_SEED) >$@; \
 	else cko-llm ask -c $(LLM_CONFIG) --tools $(LLM_TOOLS) --enable $(LLM_ENABLE) \
 	  --var arch=$(ARCH) --var signature=$(SIGNATURE) $(LLM_ALLOW) \
 	  --transcript $(subst /response-,/transcript-,$@) --usage $(subst /response-,/usage-,$@) -o $@ $(@D)/prompt.json; fi
+$(call responses_of,001): | $(MEMORY_SEED)
 
 PARENT = "$$(jq -r '.parent // empty' $(@D)/meta.json)"
 $(ITERS:%=iter-%/proposed.json): iter-%/proposed.json: $$(call responses_of,$$*) cases/index.json
 	if $(call stopped,$(@D)); then $(STOP_RECORDS); else \
 	for j in $(CAND_NUMS); do \
+	  if [ "$$(jq -r .status $(@D)/response-$$j.json)" = memory ]; then \
+	    cko-docs --memory-candidate $(MEMORY_SEED) -o $(@D)/c$$j || exit $$?; continue; fi; \
 	  cko-llm extract -s $(SIGNATURE) -C cases --parent $(PARENT) -o $(@D)/c$$j $(@D)/response-$$j.json \
 	    $(VERDICT) || exit $$?; \
 	done; \

@@ -48,13 +48,17 @@ INITIAL_LAUNCH ?= workload/launch.json
 # The budget (docs/model.md): an iteration is stopped once every performance
 # case reaches SOL_STOP of its speed-of-light time, or after PATIENCE
 # iterations in a row that each improved the best by less than MIN_GAIN
-# (0 turns a rule off). STOP=off runs the iterations not yet made anyway.
+# (0 turns a rule off; PATIENCE is 5 for the tuner, whose gains come in
+# jumps after flat iterations, 3 for a model). STOP=off runs the iterations
+# not yet made anyway.
 SOL_STOP    ?= 0.9
-PATIENCE    ?= 3
+PATIENCE    ?= $(if $(filter tune,$(PROPOSER)),5,3)
 MIN_GAIN    ?= 0.01
 STOP        ?= on
-# 1: an ended run is remembered (cko-docs --memory-add) and the model sees
-# the remembered runs most like this one (memory.md); cko-init --no-memory: 0.
+# 1: an ended run is remembered (cko-docs --memory-add), a new one starts
+# from the remembered best of its signature (memory-seed.json, iteration 1's
+# c0) and the model sees the remembered runs most like this one (memory.md);
+# cko-init --no-memory: 0.
 MEMORY      ?= 1
 
 # ---- checks before anything is planned ----
@@ -263,8 +267,24 @@ PROPOSED = jq -n '{tool: "make", iteration: ("$*" | tonumber), candidates: [$(su
 # Proposers. Each writes iter-NNN/cJ/{kernel.cu,launch.json,proposal.json},
 # then iter-NNN/proposed.json last; mk/llm.mk has the model's rules.
 PROPOSE_tune = cko-tune $(if $(SPACE),-s $(SPACE),--kernel $(INITIAL) -l $(INITIAL_LAUNCH)) -H $(@D)/history.json \
-	-i $* -k $(CANDIDATES) --seed $(SEED) --strategy $(STRATEGY) -o $(@D)
+	-i $* -k $(CANDIDATES) --seed $(SEED) --strategy $(STRATEGY) $(if $(call seed_of,$*),--memory $(MEMORY_SEED)) -o $(@D)
 PROPOSE_manual = cko-propose-manual -i $* -k $(CANDIDATES) -o $(@D) $(PROPOSALS)
+
+# The memory across runs: the remembered best whose signature this run's
+# fits (cko-docs --memory-seed; "status": "none" when there is none) is
+# candidate c0 of iteration 1, compiled and verified like any other; the
+# tuner searches around it, the model is not asked for c0 (mk/llm.mk).
+ifeq ($(MEMORY),1)
+MEMORY_SEED := memory-seed.json
+memory-seed.json: $(SIGNATURE)
+	cko-docs --memory-seed . -o $@
+endif
+# $(call seed_of,NNN): the seed, for iteration 1's proposal.
+seed_of = $(if $(filter 001,$(1)),$(MEMORY_SEED))
+ifeq ($(PROPOSER),tune)
+iter-001/proposed.json: $(MEMORY_SEED)
+endif
+
 ifeq ($(PROPOSER),llm)
 include $(CKO_SHARE)/mk/llm.mk
 else

@@ -3,6 +3,7 @@
  * into a local cache; also writes research notes for a topic. */
 #include "cko.h"
 #include "bm25.h"
+#include "memory.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,9 +26,11 @@ static void usage(int status)
 		"       cko-docs --fetch URL [--cache dir]\n"
 		"       cko-docs --research topic [-n count] [-c corpus-dir] [-o notes.md]\n"
 		"       cko-docs --html file.html\n"
-		"       cko-docs --memory query [-n count] [--exclude run-dir] [--memory-dir dir] [-o file]\n"
+		"       cko-docs --memory query [-n count] [--exclude run-dir] [--first entry] [--memory-dir dir] [-o file]\n"
 		"       cko-docs --memory-add run-dir [--memory-dir dir]\n"
 		"       cko-docs --memory-clear [--memory-dir dir]\n"
+		"       cko-docs --memory-seed run-dir [--memory-dir dir] -o seed.json\n"
+		"       cko-docs --memory-candidate seed.json -o candidate-dir\n"
 		"  -n, --count count        passages to print, 1 to 100 (default 5, for --research 12)\n"
 		"  -c, --corpus corpus-dir  the guidance corpus (default: docs/guidance of the share folder)\n"
 		"      --cache dir          the folder of fetched pages (default $XDG_CACHE_HOME/cko/docs or ~/.cache/cko/docs)\n"
@@ -39,8 +42,11 @@ static void usage(int status)
 		"      --html file.html     print the text --fetch would store for a local HTML file\n"
 		"      --memory query       the remembered runs most like the query, as markdown examples (default 2)\n"
 		"      --exclude run-dir    with --memory, leave this run's own entry out\n"
+		"      --first entry        with --memory, show this entry (run-HASH) first\n"
 		"      --memory-add run-dir remember an ended run: its best kernel, launch rules, signature and notes\n"
 		"      --memory-clear       forget every remembered run\n"
+		"      --memory-seed run-dir  pick the remembered best whose signature the run's fits (seed.json)\n"
+		"      --memory-candidate seed.json  write the seed's kernel as a candidate (proposer memory)\n"
 		"      --memory-dir dir     the memory folder (default $CKO_MEMORY_DIR, $XDG_DATA_HOME/cko/memory\n"
 		"                           or ~/.local/share/cko/memory)\n"
 		"  -h, --help               print this help and exit\n");
@@ -610,21 +616,6 @@ static void research(cko_corpus *c, const char *topic, int count, const char *ou
 
 /* ---- the memory across runs: one JSON file per finished run ---- */
 
-/* $CKO_MEMORY_DIR, else $XDG_DATA_HOME/cko/memory, else ~/.local/share/cko/memory. */
-static char *memory_dir(const char *given)
-{
-	const char *e = getenv("CKO_MEMORY_DIR"), *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
-	if (given)
-		return xstrdup(given);
-	if (e && *e)
-		return xstrdup(e);
-	if (x && *x)
-		return xasprintf("%s/cko/memory", x);
-	if (!h || !*h)
-		cko_die(CKO_ENV, "no memory folder: set CKO_MEMORY_DIR, XDG_DATA_HOME or HOME");
-	return xasprintf("%s/.local/share/cko/memory", h);
-}
-
 static cJSON *json_in(const char *dir, const char *name)
 {
 	char *p = xasprintf("%s/%s", dir, name);
@@ -641,19 +632,6 @@ static char *text_in(const char *dir, const char *name, size_t cap)
 	if (t && strlen(t) > cap)
 		t[cko_utf8_cut(t, strlen(t), cap)] = 0;
 	return t;
-}
-
-/* The signature's shape: entry name, then name:kind:dtype:role per param. */
-static char *signature_shape(const cJSON *sig)
-{
-	cko_buf b = {0};
-	buf_printf(&b, "%s(", cko_jstr_opt(sig, "entry", "?"));
-	const cJSON *ps = cko_jget(sig, "params");
-	for (const cJSON *q = ps ? ps->child : NULL; q; q = q->next)
-		buf_printf(&b, "%s%s %s %s %s", q == ps->child ? "" : ", ", cko_jstr_opt(q, "role", cko_jstr_opt(q, "kind", "")),
-			   cko_jstr_opt(q, "dtype", ""), cko_jstr_opt(q, "kind", ""), cko_jstr_opt(q, "name", "?"));
-	buf_puts(&b, ")");
-	return b.s;
 }
 
 /* Why a run may not be remembered, or NULL: no verified best, a best that
@@ -724,7 +702,7 @@ static int memory_add(const char *run, const char *dir)
 	cJSON_AddStringToObject(e, "workload", cko_jstr_opt(sum, "workload", "custom"));
 	cJSON_AddStringToObject(e, "gpu", cko_jstr_opt(sum, "gpu", "?"));
 	cJSON_AddStringToObject(e, "proposer", cko_jstr_opt(sum, "proposer", "?"));
-	char *shape = signature_shape(sig);
+	char *shape = cko_signature_shape(sig);
 	cJSON_AddStringToObject(e, "shape", shape);
 	cJSON_AddItemToObject(e, "signature", cJSON_Duplicate(sig, 1));
 	cJSON_AddStringToObject(e, "description", desc ? desc : "");
@@ -755,35 +733,6 @@ static int memory_add(const char *run, const char *dir)
 	return CKO_OK;
 }
 
-/* The entries, NULL-terminated, each with its path; an unreadable one is skipped. */
-static cJSON **memory_load(const char *dir, int *n)
-{
-	int k;
-	char **names = cko_is_dir(dir) ? cko_list_dir(dir, ".json", &k) : NULL;
-	if (!names)
-		k = 0;
-	cJSON **v = xcalloc((size_t)k + 1, sizeof *v);
-	*n = 0;
-	for (int i = 0; i < k; i++) {
-		if (strncmp(names[i], "run-", 4))
-			continue;
-		char *p = xasprintf("%s/%s", dir, names[i]), err[512];
-		size_t len;
-		char *t = cko_try_read_file(p, 8u << 20, &len, err, sizeof err);
-		cJSON *j = t ? cko_json_parse(t, len, err, sizeof err) : NULL;
-		if (j && cJSON_IsString(cko_jget(j, "kernel")))
-			v[(*n)++] = j;
-		else {
-			cko_warn("%s: ignored: %s", p, t ? err : "unreadable");
-			cJSON_Delete(j);
-		}
-		free(t);
-		free(p);
-	}
-	cko_free_list(names, k);
-	return v;
-}
-
 static void fence_md(cko_buf *b, const char *lang, const char *text)
 {
 	int run = 0, longest = 0;
@@ -798,10 +747,41 @@ static void fence_md(cko_buf *b, const char *lang, const char *text)
 
 /* The entries most like the query (BM25 over shape, description and notes),
  * as markdown examples; the run given with --exclude is left out. */
-static int memory_search(const char *dir, const char *query, int count, const char *exclude, const char *out)
+/* One entry as a markdown example. */
+static void example_md(cko_buf *b, const cJSON *e, int shown)
+{
+	buf_printf(b, "## Example %d: %s, %s on %s (%s)", shown, cko_jstr_opt(e, "workload", "?"),
+		   cko_jstr_opt(e, "shape", "?"), cko_jstr_opt(e, "gpu", "?"), cko_jstr_opt(e, "proposer", "?"));
+	if (cko_jget(e, "speedup_vs_reference"))
+		buf_printf(b, ": %.2fx the reference", cko_jnum_opt(e, "speedup_vs_reference", 0));
+	if (cko_jget(e, "sol_fraction"))
+		buf_printf(b, ", %.3g%% of the speed of light", 100 * cko_jnum_opt(e, "sol_fraction", 0));
+	buf_puts(b, "\n\n");
+	const cJSON *notes = cko_jget(e, "notes");
+	if (cJSON_GetArraySize(notes)) {
+		buf_puts(b, "What helped, in order:\n\n");
+		for (const cJSON *t = notes->child; t; t = t->next)
+			if (cJSON_IsString(t)) {
+				char *s1 = cko_text_visible(t->valuestring);
+				buf_printf(b, "- %.*s\n", (int)cko_utf8_cut(s1, strlen(s1), 300), s1);
+				free(s1);
+			}
+		buf_puts(b, "\n");
+	}
+	fence_md(b, "cuda", cko_jstr_opt(e, "kernel", ""));
+	char *l = cJSON_PrintUnformatted(cko_jget(e, "launch"));
+	fence_md(b, "json", l ? l : "null");
+	free(l);
+}
+
+/* The entries most like the query (BM25 over shape, description and notes),
+ * as markdown examples; the run given with --exclude is left out, the entry
+ * named by --first (run-HASH, a run's seed) comes first. */
+static int memory_search(const char *dir, const char *query, int count, const char *exclude, const char *first,
+			 const char *out)
 {
 	int n;
-	cJSON **v = memory_load(dir, &n);
+	cJSON **v = cko_memory_load(dir, &n);
 	char ex[PATH_MAX] = "";
 	if (exclude && !realpath(exclude, ex))
 		ex[0] = 0;
@@ -831,40 +811,23 @@ static int memory_search(const char *dir, const char *query, int count, const ch
 	cko_buf b = {0};
 	buf_add(&b, "", 0);
 	int shown = 0, *seen = xcalloc((size_t)n + 1, sizeof *seen);
+	for (int i = 0; first && *first && i < n; i++) {
+		char *f = xasprintf("%s.json", first);
+		if (!strcmp(cko_jstr_opt(v[i], "_file", ""), f) && !(*ex && !strcmp(cko_jstr_opt(v[i], "run", ""), ex))) {
+			seen[i] = 1;
+			example_md(&b, v[i], ++shown);
+		}
+		free(f);
+	}
 	for (int h = 0; h < nh && shown < count; h++) {
 		int i = which[hits[h].passage];
 		if (seen[i]++)
 			continue;
-		const cJSON *e = v[i];
-		shown++;
-		buf_printf(&b, "## Example %d: %s, %s on %s (%s)", shown, cko_jstr_opt(e, "workload", "?"),
-			   cko_jstr_opt(e, "shape", "?"), cko_jstr_opt(e, "gpu", "?"), cko_jstr_opt(e, "proposer", "?"));
-		if (cko_jget(e, "speedup_vs_reference"))
-			buf_printf(&b, ": %.2fx the reference", cko_jnum_opt(e, "speedup_vs_reference", 0));
-		if (cko_jget(e, "sol_fraction"))
-			buf_printf(&b, ", %.3g%% of the speed of light", 100 * cko_jnum_opt(e, "sol_fraction", 0));
-		buf_puts(&b, "\n\n");
-		const cJSON *notes = cko_jget(e, "notes");
-		if (cJSON_GetArraySize(notes)) {
-			buf_puts(&b, "What helped, in order:\n\n");
-			for (const cJSON *t = notes->child; t; t = t->next)
-				if (cJSON_IsString(t)) {
-					char *s1 = cko_text_visible(t->valuestring);
-					buf_printf(&b, "- %.*s\n", (int)cko_utf8_cut(s1, strlen(s1), 300), s1);
-					free(s1);
-				}
-			buf_puts(&b, "\n");
-		}
-		fence_md(&b, "cuda", cko_jstr_opt(e, "kernel", ""));
-		char *l = cJSON_PrintUnformatted(cko_jget(e, "launch"));
-		fence_md(&b, "json", l ? l : "null");
-		free(l);
+		example_md(&b, v[i], ++shown);
 	}
 	cko_write_file(out, b.s, b.len);
 	buf_free(&b);
-	for (int i = 0; i < n; i++)
-		cJSON_Delete(v[i]);
-	free(v);
+	cko_memory_free(v, n);
 	free(which);
 	free(seen);
 	free(hits);
@@ -903,9 +866,11 @@ int main(int argc, char **argv)
 		{"html", required_argument, 0, 'H'}, {"help", no_argument, 0, 'h'},
 		{"memory", required_argument, 0, 'M'}, {"memory-add", required_argument, 0, 'A'},
 		{"memory-clear", no_argument, 0, 'X'}, {"memory-dir", required_argument, 0, 'D'},
-		{"exclude", required_argument, 0, 'E'}, {0, 0, 0, 0},
+		{"exclude", required_argument, 0, 'E'}, {"first", required_argument, 0, 'P'},
+		{"memory-seed", required_argument, 0, 'S'}, {"memory-candidate", required_argument, 0, 'W'},
+		{0, 0, 0, 0},
 	};
-	char *mquery = NULL, *madd = NULL, *mdir = NULL, *mexclude = NULL;
+	char *mquery = NULL, *madd = NULL, *mdir = NULL, *mexclude = NULL, *mfirst = NULL, *mseed = NULL, *mcand = NULL;
 	int mclear = 0;
 	int count = -1, json = 0, nocache = 0, c;
 	char *corpus = NULL, *cache = NULL, *url = NULL, *topic = NULL, *out = "-", *html = NULL;
@@ -932,17 +897,28 @@ int main(int argc, char **argv)
 		case 'X': mclear = 1; break;
 		case 'D': mdir = optarg; break;
 		case 'E': mexclude = optarg; break;
+		case 'P': mfirst = optarg; break;
+		case 'S': mseed = optarg; break;
+		case 'W': mcand = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
 	}
-	if (!!mquery + !!madd + mclear > 1 || ((mquery || madd || mclear) && optind != argc))
+	if (!!mquery + !!madd + mclear + !!mseed + !!mcand > 1 ||
+	    ((mquery || madd || mclear || mseed || mcand) && optind != argc))
 		usage(2);
-	if (mquery || madd || mclear) {
-		char *d = memory_dir(mdir);
+	if ((mseed || mcand) && !strcmp(out, "-"))
+		cko_die(CKO_BADINPUT, "%s: -o is required (%s)", mseed ? "--memory-seed" : "--memory-candidate",
+			mseed ? "the seed file to write" : "the candidate folder to write");
+	if (mcand) {
 		cko_out_check(out);
-		int st = madd ? memory_add(madd, d) : mclear ? memory_clear(d)
-							 : memory_search(d, mquery, count > 0 ? count : 2, mexclude, out);
+		return cko_memory_candidate(mcand, out);
+	}
+	if (mquery || madd || mclear || mseed) {
+		char *d = cko_memory_dir(mdir);
+		cko_out_check(out);
+		int st = madd ? memory_add(madd, d) : mclear ? memory_clear(d) : mseed ? cko_memory_seed(mseed, d, out)
+					       : memory_search(d, mquery, count > 0 ? count : 2, mexclude, mfirst, out);
 		free(d);
 		return st;
 	}

@@ -22,6 +22,10 @@
 /* Kept equal to MAX_ITER, MAX_CANDIDATES and MAX_CANDIDATES_TOTAL in mk/run.mk. */
 enum { CKO_MAX_ITER = 1000, CKO_MAX_CANDIDATES = 64, CKO_MAX_CANDIDATES_TOTAL = 8192 };
 
+/* The budget's default patience (iterations in a row without a gain). */
+#define MODEL_PATIENCE 3
+#define TUNE_PATIENCE 5
+
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
@@ -62,10 +66,11 @@ static void usage(int status)
 		"      --sol-stop f              stop once every performance case reaches this fraction of its speed-of-light\n"
 		"                                time (run.mk's SOL_STOP, default 0.9; 0: never)\n"
 		"      --patience n              stop after n iterations in a row gained less than --min-gain (run.mk's\n"
-		"                                PATIENCE, default 3; 0: never)\n"
+		"                                PATIENCE, default 3 with a model, 5 with the tuner; 0: never)\n"
 		"      --min-gain f              the gain in the best geomean an iteration must bring, a fraction (run.mk's\n"
 		"                                MIN_GAIN, default 0.01)\n"
-		"      --no-memory               neither remember this run nor show the model remembered runs (run.mk's MEMORY := 0)\n"
+		"      --no-memory               neither remember this run, nor start it from a remembered best, nor show the\n"
+		"                                model remembered runs (run.mk's MEMORY := 0)\n"
 		"      --proposals dir           without a model, take hand-written proposals from dir (see cko-propose-manual(1))\n"
 		"      --launcher command        run every GPU step under this launcher, e.g. \"srun -n1 --gres=gpu:1\"\n"
 		"      --results dir             the folder the run folder is made in (default results)\n"
@@ -281,7 +286,7 @@ int main(int argc, char **argv)
 	const char *run_dir = NULL;
 	long iters = -1, cands = -1, gpus = 0, seed = -1, hseed = -1;
 	double timeout = 0, compile_timeout = 60, compile_memory = 4096, sol_stop = 0.9, min_gain = 0.01;
-	long patience = 3;
+	long patience = -1; /* by the proposer, below */
 	int nsight = 0, research = 0, sanitize = 0, keep = 0, c, supplied_ref = 0, use_memory = 1;
 	char *end;
 #define NUM(var, lo_, what)                                                                                        \
@@ -517,6 +522,12 @@ int main(int argc, char **argv)
 	if (seed < 0)
 		seed = 1;
 	const char *proposer = model ? "llm" : proposals ? "manual" : "tune";
+	/* The tuner's gains come in jumps after flat iterations (a local
+	 * search leaves a plateau only once a neighbourhood is used up: on the
+	 * H200, make demo's sgemm found nothing in iterations 2-4, then 7% in
+	 * 5), so it waits longer than a model, whose every turn is a new idea. */
+	if (patience < 0)
+		patience = !strcmp(proposer, "tune") ? TUNE_PATIENCE : MODEL_PATIENCE;
 	if (!model)
 		cko_info("no model configured: proposals come from the built-in tuner (cko-tune)%s",
 			 proposals ? " or the proposal folder" : "");

@@ -290,7 +290,7 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 		cJSON_AddNullToObject(r, "reason");
 	if (!strcmp(status, "ok") && nperf)
 		cJSON_AddNumberToObject(r, "geomean_ms", exp(logsum / nperf));
-	static const char *pk[] = {"proposer", "note", "parent", "hash", "variant", "strategy", "model"};
+	static const char *pk[] = {"proposer", "note", "parent", "hash", "variant", "strategy", "model", "memory"};
 	for (size_t i = 0; i < sizeof pk / sizeof pk[0]; i++) {
 		const cJSON *v = cko_jget(prop, pk[i]);
 		if (cJSON_IsString(v)) {

@@ -2,6 +2,7 @@
  * kernel whose launch.json declares tunables) and the history so far, it
  * writes the next k configurations nobody has tried, as candidate folders
  * the pipeline compiles and times like any other. Needs no model and no GPU. */
+#include "memory.h"
 #include "tune.h"
 
 #include <errno.h>
@@ -14,7 +15,8 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: cko-tune -s space.json [-H history.json] [-i iteration] [-k count] [--seed N]\n"
-		"                [--strategy auto|exhaustive|random|local] [--kernel kernel.cu -l launch.json] -o iter-dir\n"
+		"                [--strategy auto|exhaustive|random|local] [--kernel kernel.cu -l launch.json]\n"
+		"                [--memory seed.json] -o iter-dir\n"
 		"       cko-tune (-s space.json | --kernel kernel.cu -l launch.json) --list\n"
 		"  -s, --space space.json      the search space\n"
 		"      --kernel kernel.cu      with -l, the space is that kernel's tunables\n"
@@ -24,15 +26,18 @@ static void usage(int status)
 		"  -k, --count count           candidates to write, 1 to 1024 (default 1)\n"
 		"      --seed N                the run's seed (default 1)\n"
 		"      --strategy name         auto (the default), exhaustive, random or local\n"
+		"      --memory seed.json      c0 is the remembered best of the seed (cko-docs --memory-seed), the\n"
+		"                              others search around it; a seed with none changes nothing\n"
 		"  -o, --output iter-dir       the iteration's folder\n"
 		"      --list                  write every valid configuration to standard output instead of proposing\n"
 		"  -h, --help                  print this help and exit\n");
 	exit(status);
 }
 
-static void write_candidate(tune_state *t, const char *dir, int j)
+/* Candidate folder cJ from pick j (J = j + the slots a remembered kernel took). */
+static void write_candidate(tune_state *t, const char *dir, int slot, int j)
 {
-	char *cdir = xasprintf("%s/c%d", dir, j);
+	char *cdir = xasprintf("%s/c%d", dir, slot);
 	char *kpath = xasprintf("%s/kernel.cu", cdir), *lpath = xasprintf("%s/launch.json", cdir),
 	     *ppath = xasprintf("%s/proposal.json", cdir);
 	cko_mkdir_p(cdir);
@@ -127,16 +132,18 @@ static int64_t int_arg(const char *opt, const char *s, int64_t lo, int64_t hi)
 int main(int argc, char **argv)
 {
 	cko_setprog(argv[0]);
-	enum { O_SEED = 256, O_STRATEGY, O_KERNEL, O_LIST };
+	enum { O_SEED = 256, O_STRATEGY, O_KERNEL, O_LIST, O_MEMORY };
 	static const struct option lo[] = {
 		{"space", required_argument, 0, 's'},      {"history", required_argument, 0, 'H'},
 		{"iteration", required_argument, 0, 'i'},  {"count", required_argument, 0, 'k'},
 		{"seed", required_argument, 0, O_SEED},    {"strategy", required_argument, 0, O_STRATEGY},
 		{"kernel", required_argument, 0, O_KERNEL}, {"launch", required_argument, 0, 'l'},
 		{"output", required_argument, 0, 'o'},     {"list", no_argument, 0, O_LIST},
+		{"memory", required_argument, 0, O_MEMORY},
 		{"help", no_argument, 0, 'h'},             {0, 0, 0, 0},
 	};
 	const char *space = NULL, *history = NULL, *kernel = NULL, *launch = NULL, *out = NULL, *strategy = "auto";
+	const char *memory = NULL;
 	int64_t iteration = 1, k = 1;
 	uint64_t seed = 1;
 	int list = 0, c;
@@ -152,6 +159,7 @@ int main(int argc, char **argv)
 		case 'l': launch = optarg; break;
 		case 'o': out = optarg; break;
 		case O_LIST: list = 1; break;
+		case O_MEMORY: memory = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -174,6 +182,19 @@ int main(int argc, char **argv)
 		return CKO_OK;
 	}
 	tune_history_load(history, iteration, &t.h);
+	/* A remembered best: candidate c0, an origin of the search and seen. */
+	cJSON *mseed = memory ? cko_json_load(memory) : NULL;
+	char *seed_id = NULL, seed_hash[65];
+	int reserved = 0;
+	if (mseed && !strcmp(cko_jstr_opt(mseed, "status", ""), "ok") && cJSON_IsString(cko_jget(mseed, "kernel")) &&
+	    cJSON_IsObject(cko_jget(mseed, "launch"))) {
+		const char *src = cko_jget(mseed, "kernel")->valuestring;
+		cko_candidate_hash(src, strlen(src), cko_jget(mseed, "launch"), seed_hash);
+		seed_id = xasprintf("iter-%03lld/c0", (long long)iteration);
+		tune_history_add_memory(&t.h, seed_id, seed_hash, cko_jget(cko_jget(mseed, "launch"), "defines"));
+		reserved = 1;
+		t.k = (int)k - 1;
+	}
 	cko_rng_seed(&t.rng, cko_seed_mix(seed, "iter", (uint64_t)iteration));
 	t.picks = xcalloc((size_t)k + 1, sizeof *t.picks);
 
@@ -182,6 +203,12 @@ int main(int argc, char **argv)
 	if (unlink(manifest) && errno != ENOENT)
 		cko_die(CKO_ENV, "%s: %s", manifest, strerror(errno));
 
+	if (reserved) {
+		char *c0 = xasprintf("%s/c0", out);
+		if (cko_memory_candidate(memory, c0) != CKO_OK)
+			cko_die(CKO_BADINPUT, "%s: the remembered kernel could not be written", memory);
+		free(c0);
+	}
 	tune_prepare(&t);
 	const char *how = tune_resolve(&t, strategy, iteration);
 	if (!strcmp(how, "exhaustive"))
@@ -198,8 +225,9 @@ int main(int argc, char **argv)
 	cJSON_AddStringToObject(m, "tool", "cko-tune");
 	cJSON_AddNumberToObject(m, "iteration", (double)iteration);
 	cJSON *cands = cJSON_AddArrayToObject(m, "candidates");
-	for (int j = 0; j < t.k; j++) {
-		write_candidate(&t, out, j);
+	for (int j = 0; j < (int)k; j++) {
+		if (j >= reserved)
+			write_candidate(&t, out, j, j - reserved);
 		char name[32];
 		snprintf(name, sizeof name, "c%d", j);
 		cJSON_AddItemToArray(cands, cJSON_CreateString(name));
@@ -207,10 +235,14 @@ int main(int argc, char **argv)
 	cJSON_AddStringToObject(m, "strategy", how);
 	cJSON_AddNumberToObject(m, "space_size", (double)t.size);
 	cJSON_AddNumberToObject(m, "seen", (double)t.nseen);
+	if (reserved)
+		cJSON_AddStringToObject(m, "memory", cko_jstr_opt(mseed, "entry", "?"));
 	cko_json_write(manifest, m);
 	cJSON_Delete(m);
 
 	free(manifest);
 	tune_state_free(&t);
+	cJSON_Delete(mseed);
+	free(seed_id);
 	return CKO_OK;
 }

@@ -651,19 +651,26 @@ static void research(ctx *x, int iter)
 }
 
 /* The remembered runs most like this one (memory.md, cko-docs --memory). */
-static void memory(ctx *x)
+static void memory(ctx *x, int iter)
 {
 	char *p = path2(x->run, "memory.md");
 	char *t = text_opt(p, 24576);
+	free(p);
+	p = path2(x->run, "memory-seed.json");
+	cJSON *seed = json_opt(p);
 	free(p);
 	if (t && *t) {
 		buf_puts(x->md, "## Examples from earlier runs (what worked on similar workloads)\n\n"
 				"Verified best kernels of earlier runs with a similar signature or description, "
 				"and the changes that helped them; adapt what fits, the cases here may differ.\n\n");
+		if (iter == 1 && !strcmp(cko_jstr_opt(seed, "status", ""), "ok"))
+			buf_puts(x->md, "Example 1 is the remembered best for this signature: it is this iteration's "
+					"candidate c0 as it is (proposer memory), so propose something different.\n\n");
 		buf_puts(x->md, t);
 		buf_puts(x->md, "\n");
 	}
 	free(t);
+	cJSON_Delete(seed);
 }
 
 void llm_context_build(const char *rundir, int iter, llm_context *out)
@@ -760,7 +767,7 @@ void llm_context_build(const char *rundir, int iter, llm_context *out)
 	if (x.n)
 		history_table(&x, best);
 	research(&x, iter);
-	memory(&x);
+	memory(&x, iter);
 
 	out->markdown = md.s;
 	for (int i = 0; i < x.n; i++)

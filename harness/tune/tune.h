@@ -107,6 +107,7 @@ typedef struct {
 	double ms;
 	int64_t iteration;      /* -1 when absent */
 	const cJSON *defines;
+	int memory;             /* proposer "memory": a remembered best (cko-tune --memory) */
 } tune_entry;
 
 typedef struct {
@@ -122,6 +123,10 @@ typedef struct {
  * iteration proposes what it proposed the first time. */
 void tune_history_load(const char *path, int64_t before, tune_history *h);
 int tune_history_seen(const tune_history *h, const char *hash);
+/* Adds the remembered best of a seed (cko-docs --memory-seed) as entry id,
+ * verified and faster than anything (the first origin of local search);
+ * its strings must outlive h. */
+void tune_history_add_memory(tune_history *h, const char *id, const char *hash, const cJSON *defines);
 void tune_history_free(tune_history *h);
 
 /* ---- a proposal round (tune_search.c, tune_local.c) ---- */
@@ -155,7 +160,7 @@ typedef struct {
  * TUNE_COUNT_CAP points, else the size is estimated from a sample). */
 void tune_prepare(tune_state *t);
 /* "exhaustive", "random" or "local" for a strategy name ("auto" too). */
-const char *tune_resolve(const tune_state *t, const char *strategy, int64_t iteration);
+const char *tune_resolve(tune_state *t, const char *strategy, int64_t iteration);
 void tune_exhaustive(tune_state *t);
 /* Uniform over the fresh points, up to k picks; how goes into their notes. */
 void tune_random(tune_state *t, const char *how);

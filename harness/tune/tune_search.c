@@ -174,12 +174,18 @@ void tune_random(tune_state *t, const char *how)
 	}
 }
 
-const char *tune_resolve(const tune_state *t, const char *strategy, int64_t iteration)
+const char *tune_resolve(tune_state *t, const char *strategy, int64_t iteration)
 {
 	if (strcmp(strategy, "auto"))
 		return strategy;
 	if (t->size <= AUTO_EXHAUSTIVE)
 		return "exhaustive";
+	/* A run that starts from a remembered best searches around it at once. */
+	for (int i = 0; i < t->h.n; i++) {
+		tune_point pt;
+		if (t->h.e[i].memory && t->h.e[i].status == TUNE_OK && tune_entry_point(t, &t->h.e[i], &pt))
+			return "local";
+	}
 	return iteration <= AUTO_RANDOM_ITERS ? "random" : "local";
 }
 

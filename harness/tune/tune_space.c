@@ -465,6 +465,7 @@ void tune_history_load(const char *path, int64_t before, tune_history *h)
 		e->id = cko_jstr_opt(x, "id", NULL);
 		e->variant = cko_jstr_opt(x, "variant", NULL);
 		e->parent = cko_jstr_opt(x, "parent", NULL);
+		e->memory = !strcmp(cko_jstr_opt(x, "proposer", ""), "memory");
 		const char *st = cko_jstr_opt(x, "status", "");
 		e->status = !strcmp(st, "ok")        ? TUNE_OK
 			    : !strcmp(st, "invalid") ? TUNE_INVALID
@@ -488,6 +489,18 @@ void tune_history_load(const char *path, int64_t before, tune_history *h)
 		if (!k || strcmp(h->hashes[k - 1], h->hashes[i]))
 			h->hashes[k++] = h->hashes[i];
 	h->nhash = k;
+}
+
+void tune_history_add_memory(tune_history *h, const char *id, const char *hash, const cJSON *defines)
+{
+	h->e = xrealloc(h->e, (size_t)(h->n + 1) * sizeof *h->e);
+	h->hashes = xrealloc(h->hashes, (size_t)(h->nhash + 1) * sizeof *h->hashes);
+	h->e[h->n++] = (tune_entry){.id = id, .hash = hash, .status = TUNE_OK, .has_ms = 1, .ms = 0,
+				    .iteration = -1, .defines = cJSON_IsObject(defines) ? defines : NULL, .memory = 1};
+	if (!tune_history_seen(h, hash)) {
+		h->hashes[h->nhash++] = (char *)hash;
+		qsort(h->hashes, (size_t)h->nhash, sizeof *h->hashes, cmp_str);
+	}
 }
 
 int tune_history_seen(const tune_history *h, const char *hash)

@@ -76,9 +76,21 @@ fake_stop
 # The tuner: the best geomean goes 5, 2.5, 2, 1.5, 1, then 1.5 and 2 bring
 # nothing; with --patience 2 iterations 7 and 8 are stopped ("no_gain").
 tune_run() {
+	r=$1; shift
 	cko-init --signature "$D/signature.json" --input-cases "$D/cases.json" --reference "$D/reference.cu" \
 		--reference-launch "$D/reference-launch.json" --initial-kernel "$D/initial.cu" --launch "$D/launch.json" \
-		--space "$D/space.json" --max-iterations 8 --seed 7 --hidden-seed 11 --patience 2 --results "$1"
+		--space "$D/space.json" --max-iterations 8 --seed 7 --hidden-seed 11 --no-memory "$@" --results "$r"
+}
+# The tuner's default patience is 5 (its gains come in jumps), a model's 3
+# (above); --patience sets either.
+dr=$(tune_run "$T/d")
+expect_jq run-budget/tune-default-patience '.budget == {sol_stop: 0.9, patience: 5, min_gain: 0.01}' "$dr/config.json"
+expect_grep run-budget/tune-default-mk '^PATIENCE    := 5$' "$dr/run.mk"
+expect_grep run-budget/tune-given-mk '^PATIENCE    := 3$' "$(tune_run "$T/e" --patience 3)/run.mk"
+tune_run() {
+	cko-init --signature "$D/signature.json" --input-cases "$D/cases.json" --reference "$D/reference.cu" \
+		--reference-launch "$D/reference-launch.json" --initial-kernel "$D/initial.cu" --launch "$D/launch.json" \
+		--space "$D/space.json" --max-iterations 8 --seed 7 --hidden-seed 11 --no-memory --patience 2 --results "$1"
 }
 tr=$(tune_run "$T/t")
 expect_status run-budget/tune-make 0 mk "$tr"

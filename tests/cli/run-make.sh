@@ -59,9 +59,9 @@ cmp -s r1.json "$run/iter-001/c0/result.json" && [ "$(stat -c %Y "$run/iter-002/
 expect_jq run-make/no-repeats '[.candidates[] | select(.status != "skipped") | .hash] | length == (unique | length)' "$run/history.json"
 
 # An uninterrupted twin, then a run killed with -9 at a few points and resumed
-ref=$(new_run "$T/b")
+ref=$(new_run "$T/b" --no-memory) # the twins start alike: nothing remembered
 mk "$ref" ITER=5 >/dev/null 2>&1
-killed=$(new_run "$T/c")
+killed=$(new_run "$T/c" --no-memory)
 # 20 kills spread over the run: kill i comes a fixed short delay after the
 # run has written its k_i-th JSON file, k_i = i/21 of what the twin wrote
 # (fixed, so the test is repeatable; by progress, not by the clock, so a
