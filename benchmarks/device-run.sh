@@ -14,6 +14,7 @@
 #   cost [W...] one candidate, compile to result.json, on each workload
 #               (benchmarks/candidate-cost.sh); with .device/before.tar (a
 #               git archive of an earlier commit) that build first, then this
+#   memory      two sgemm tuner runs on a fresh memory store (3 x 4, then 1 x 4)
 #   llm         tests/cli/run-llm.sh with the real GPU tools (fake model server)
 #   demo        make demo
 # Logs and run summaries are packed into $OUT/device-logs.tar.gz.
@@ -105,6 +106,22 @@ while [ $# -gt 0 ]; do
 		fi
 		RESULTS=/dev/shm/cost timeout "${STEP_TIMEOUT:-560}" sh benchmarks/candidate-cost.sh ${before:+-B $before} $ws |
 			tee "$L/cost.tsv"
+		;;
+	memory)
+		# Two sgemm tuner runs on a fresh store: the second starts from the
+		# first's best (iteration 1's c0, proposer memory).
+		export CKO_MEMORY_DIR=/dev/shm/mem-store; rm -rf "$CKO_MEMORY_DIR" /dev/shm/mem-a /dev/shm/mem-b
+		for r in a:3 b:1; do
+			run=$(cko-init --workload sgemm --max-iterations "${r#*:}" --candidates 4 --run-dir "/dev/shm/mem-${r%%:*}")
+			s0=$(date +%s)
+			timeout 200 make -C "$run" -f run.mk >"$L/memory-${r%%:*}.log" 2>&1; echo "run ${r%%:*}: make $?, $(( $(date +%s) - s0 )) s"
+		done
+		jq -c '{best, best_geomean_ms, ended}' /dev/shm/mem-a/summary.json /dev/shm/mem-b/summary.json
+		jq -c '.candidates[] | select(.iteration == 1) | [.id, .proposer, .memory, .status, .geomean_ms]' /dev/shm/mem-b/history.json
+		cmp /dev/shm/mem-a/best.cu /dev/shm/mem-b/iter-001/c0/kernel.cu && echo "mem-b c0 is mem-a's best.cu"
+		jq -c . /dev/shm/mem-b/memory-seed.json | cut -c1-300
+		mkdir -p "$L/memory"; cp /dev/shm/mem-a/summary.json "$L/memory/a-summary.json"; cp /dev/shm/mem-b/summary.json "$L/memory/b-summary.json"
+		cp /dev/shm/mem-b/history.json "$L/memory/b-history.json"; unset CKO_MEMORY_DIR
 		;;
 	llm) CKO_REAL_GPU=1 timeout 60 sh tests/run run-llm 2>&1 | tee "$L/llm.log" | grep -v '^ok ' ;;
 	demo) timeout 560 make demo 2>&1 | tee "$L/demo.log" | tail -25 ;;
