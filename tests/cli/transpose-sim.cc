@@ -67,33 +67,17 @@ struct SimThread {
 };
 static std::vector<SimThread> g_threads;
 static int g_cur;
-static ucontext_t g_sched;
-static const void *g_sched_stack;
-static size_t g_sched_size;
 #define FIBER_STACK (64 * 1024)
+#include "sim-fiber.h"
 
 static void to_fiber(SimThread &t)
 {
-#ifdef __SANITIZE_ADDRESS__
-	void *fake = NULL;
-	__sanitizer_start_switch_fiber(&fake, t.stack, FIBER_STACK);
-	swapcontext(&g_sched, &t.ctx);
-	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
-#else
-	swapcontext(&g_sched, &t.ctx);
-#endif
+	fiber_enter(&t.ctx, t.stack);
 }
 
 static void to_sched(SimThread &t, bool last)
 {
-#ifdef __SANITIZE_ADDRESS__
-	__sanitizer_start_switch_fiber(last ? NULL : &t.fake, g_sched_stack, g_sched_size);
-	swapcontext(&t.ctx, &g_sched);
-	__sanitizer_finish_switch_fiber(t.fake, &g_sched_stack, &g_sched_size);
-#else
-	(void)last;
-	swapcontext(&t.ctx, &g_sched);
-#endif
+	fiber_leave(&t.ctx, &t.fake, last);
 }
 
 static void __syncthreads()
