@@ -1,6 +1,6 @@
 #!/bin/sh
 # benchmarks/overhead.sh RUN: per-candidate time outside the kernels, from a
-# finished run's files (issue 6 (a)). For each verified candidate: the
+# finished run's files. For each verified candidate: the
 # seconds of each step (history.json), the kernel time inside them (cko-run:
 # two launches per input set; cko-bench: warm-up + timed launches at their
 # mean), and where cko-run's and cko-bench's host time went (phase_seconds).

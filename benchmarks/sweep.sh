@@ -1,6 +1,6 @@
 #!/bin/sh
 # benchmarks/sweep.sh LOGDIR [cubins.tar.xz]: the exhaustive search that
-# cko-tune's strategies are measured against (issue 6 (d)). Every point of
+# cko-tune's strategies are measured against. Every point of
 # workloads/sgemm/space.json, as `cko-tune --strategy exhaustive` proposes
 # it, is compiled (cubins made beforehand, named HASH/kernel.cubin in the
 # tar, are used as they are; the rest are compiled here, one job per core)

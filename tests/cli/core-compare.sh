@@ -1,4 +1,4 @@
-# cko-compare (issue 2): files and folders, tolerances, NaN/Inf/-0, exit 0
+# cko-compare: files and folders, tolerances, NaN/Inf/-0, exit 0
 # pass / 1 fail / 2 bad input (shape or dtype mismatch, missing files).
 . "$(dirname "$0")/../lib.sh"
 cd "$T" || exit 1

@@ -1,4 +1,4 @@
-# cko-compile without a GPU (issue 2): a good kernel gives a CUBIN and its
+# cko-compile without a GPU: a good kernel gives a CUBIN and its
 # resource usage; a broken one exits 1 with a log naming the line; includes
 # outside the CUDA headers are refused; bad options exit 2.
 . "$(dirname "$0")/../lib.sh"

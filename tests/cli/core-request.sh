@@ -1,4 +1,4 @@
-# cko-request (issue 2/4): requests from a signature, cases and launch.json;
+# cko-request: requests from a signature, cases and launch.json;
 # a launch rule that fails for a case is a verdict (exit 1); bad files exit 2.
 . "$(dirname "$0")/../lib.sh"
 D=$DATA/core

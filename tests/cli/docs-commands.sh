@@ -1,6 +1,6 @@
 #!/bin/sh
 # docs-commands: every command of README.md and docs/ (*.md, */*.md) runs as written
-# (issue 17), or is listed below as skipped with the reason.
+# or is listed below as skipped with the reason.
 #
 # What a command is: a line of a code block (indented by 4 or more spaces
 # after a blank line, or fenced with no info string or sh, shell, bash or

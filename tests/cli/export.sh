@@ -1,4 +1,4 @@
-# cko-export (issue 20) on a run made with the fake GPU tools: make -f
+# cko-export on a run made with the fake GPU tools: make -f
 # run.mk export writes the files; the generated launch arithmetic, compiled
 # with cc, gives every case exactly the launch of its replay request and
 # refuses scalars outside what the run verified; overrides and more than

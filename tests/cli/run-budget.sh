@@ -1,4 +1,4 @@
-# The speed-of-light headroom and the budget (issue 19), through the run
+# The speed-of-light headroom and the budget, through the run
 # makefile with fake GPU tools and the fake model server. The workload
 # (tests/data/sol) has two performance cases: big, compute-bound (4.096e9
 # FLOP at the fake GPU's measured 60 TFLOP/s: 0.0682667 ms) and big2,

@@ -1,4 +1,4 @@
-# A whole run with the model as the proposer (issue 5), through the run
+# A whole run with the model as the proposer, through the run
 # makefile: the fake Chat Completions server plays the model and fake GPU
 # tools stand in for cko-props/cko-run/cko-bench (make mechanics only). The
 # first proposal does not compile; the second (a repair prompt that shows

@@ -1,4 +1,4 @@
-# The run makefile's mechanics (issue 4), with fake GPU tools standing in for
+# The run makefile's mechanics, with fake GPU tools standing in for
 # cko-props, cko-run and cko-bench (tests/fake-gpu/README): a complete run,
 # extension with a larger ITER, kill -9 and resume with the same history,
 # recorded failures, trouble (exit 3) stopping make, make -j under the GPU

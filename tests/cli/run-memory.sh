@@ -1,4 +1,4 @@
-# The memory across runs (issue 19): an ended run's verified best kernel,
+# The memory across runs: an ended run's verified best kernel,
 # launch rules, signature shape and helpful notes go into the store
 # (CKO_MEMORY_DIR, here under the test's folder), one JSON file per run;
 # runs without a valid best or with candidates outside the sandbox are

@@ -1,4 +1,4 @@
-# GPU steps dispatched through Slurm (issue 9): a real single-node cluster
+# GPU steps dispatched through Slurm: a real single-node cluster
 # (slurmctld + slurmd + munged from Debian's slurm-wlm, started here on free
 # ports with files in the test folder) runs every GPU step of a run with
 # `srun -n1` as the launcher. The GPU tools are the fakes (this tests

@@ -1,6 +1,6 @@
 # benchmarks/sweep.sh without a GPU (SWEEP_COMPILE_ONLY): the points of the
 # sgemm space as cko-tune proposes them, compiled for sm_90 into the tar
-# that a sweep on the GPU machine starts from (issue 6 (d)).
+# that a sweep on the GPU machine starts from.
 . "$(dirname "$0")/../lib.sh"
 for t in cko-tune cko-compile; do
 	command -v $t >/dev/null || { skip sweep-compile "$t is not built"; finish; }

@@ -1,4 +1,4 @@
-# Verification integrity on the GPU (issue 8): every kernel under
+# Verification integrity on the GPU: every kernel under
 # tests/adversarial/proposals is a candidate of one real run; each must be
 # rejected at the stage and with the reason tests/adversarial/expected.tsv
 # gives, the run must finish, and the honest initial kernel must pass.

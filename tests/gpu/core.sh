@@ -1,4 +1,4 @@
-# GPU tests of the evaluation core (issue 2): a naive SGEMM run and checked
+# GPU tests of the evaluation core: a naive SGEMM run and checked
 # against a NumPy float64 reference; a faulting kernel; a hanging kernel
 # stopped by the watchdog; partial writes, guard overruns, input mutation
 # and nondeterminism caught; dynamic shared memory above 48 KB; cko-bench

@@ -1,4 +1,4 @@
-# cko-export on the GPU (issue 20): for each built-in workload, a run with
+# cko-export on the GPU: for each built-in workload, a run with
 # no iterations (the initial kernel is the best), exported; the exported
 # NAME.cu built with nvcc and called through NAME_launch from a program
 # made from each performance case's replay request (inputs of set 0 read

@@ -1,4 +1,4 @@
-# The kernel families of the memory-bound workloads on the GPU (issue 16):
+# The kernel families of the memory-bound workloads on the GPU:
 # for each workload, a few points of its space.json, chosen to take every
 # path of every variant (registers and streamed rows, split rows, float4
 # and scalar tiles), run as candidates of one iteration on every case,

@@ -1,4 +1,4 @@
-# Interruption on the GPU (issue 8): a real run (the real cko-props,
+# Interruption on the GPU: a real run (the real cko-props,
 # cko-run, cko-bench; the small copy workload of tests/data/run, tuned
 # exhaustively so the proposals do not depend on timings) is killed with
 # -9 at 20 random points and resumed each time; at the end its history must

@@ -1,4 +1,4 @@
-# GPU test of cko-profile (issue 7): profiles a tiny request under Nsight
+# GPU test of cko-profile: profiles a tiny request under Nsight
 # Compute and checks profile.json and the summary.
 # Assumes the lead's tools: cko-props (arch), cko-compile, cko-request
 # (cases folder: index.json + NAME/case.json + NAME/in/SET/BUF.npy, as

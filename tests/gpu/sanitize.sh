@@ -1,4 +1,4 @@
-# The --sanitize gate with the real compute-sanitizer (issue 8). A run on
+# The --sanitize gate with the real compute-sanitizer. A run on
 # the adversarial sgemm cases whose initial kernel is the slow double
 # reference and whose one proposal (racy_but_works.cu) passes every check
 # of cko-run and cko-compare but has a shared-memory race: the proposal is

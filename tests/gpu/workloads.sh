@@ -1,4 +1,4 @@
-# Every built-in workload on the GPU (issue 3): a run with no iterations
+# Every built-in workload on the GPU: a run with no iterations
 # generates the cases, runs the reference on all of them (its outputs are the
 # expected ones, checked non-degenerate) and evaluates the initial kernel,
 # which must pass every case, hidden ones included. Fewer timed launches
