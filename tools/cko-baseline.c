@@ -175,7 +175,7 @@ static int time_op(op *o, cko_exec *x, const cko_request *rq, int warmup, int it
 		cko_tensor_free(&ac);
 		free(p);
 	}
-	cJSON_AddStringToObject(c, "check", !ok ? "fail" : checked ? "pass" : "unchecked");
+	cJSON_AddStringToObject(c, "check", !ok ? "fail" : checked ? "ok" : "unchecked");
 	if (!ok)
 		cJSON_AddStringToObject(c, "reason", msg);
 	for (int i = 0; i < iters * 2; i++)

@@ -86,7 +86,7 @@ static int check_outputs(cko_exec *x, const cko_request *rq, CUstream st, cJSON 
 			cko_tensor_free(&ac);
 			free(path);
 		}
-		cJSON_AddStringToObject(sj, "status", ok ? "pass" : "fail");
+		cJSON_AddStringToObject(sj, "status", ok ? "ok" : "fail");
 		all &= ok;
 	}
 	return all;
@@ -213,7 +213,7 @@ static void bench_request(bench *B, const char *path, cJSON *c)
 		goto done;
 	if (B->check) {
 		int ok = check_outputs(&x, &rq, B->st, c);
-		cJSON_AddStringToObject(c, "check", ok ? "pass" : "fail");
+		cJSON_AddStringToObject(c, "check", ok ? "ok" : "fail");
 		if (!ok)
 			fail(c, "check_failed", NULL, "the outputs of the timed launches differ from the expected ones");
 	} else {

@@ -1,6 +1,6 @@
 /* cko-compare: actual outputs against expected ones, per tensor: maximum
  * absolute and relative error, mismatches, NaN/Inf/poison counts and the
- * first mismatching indices. Exit 0 pass, 1 fail, 2 bad input. */
+ * first mismatching indices. Exit 0 ok, 1 fail, 2 bad input. */
 #include "cko.h"
 
 #include <getopt.h>
@@ -129,11 +129,15 @@ static int use_device_verdict(const char *vpath, const char *expected, const cko
 			"%s: compared on the device with rtol %g, atol %g; for other tolerances keep the outputs "
 			"(cko-run --keep-outputs)",
 			vpath, cko_jnum_opt(cmp, "rtol", -1), cko_jnum_opt(cmp, "atol", -1));
+	int ok = cko_status_ok(cmp);
 	cJSON *o = cJSON_Duplicate(cmp, 1);
+	/* compare.json says "ok" even for the legacy record of an older run */
+	if (cko_jget(o, "status"))
+		cJSON_ReplaceItemInObjectCaseSensitive(o, "status", cJSON_CreateString(ok ? "ok" : "fail"));
+	else
+		cJSON_AddStringToObject(o, "status", ok ? "ok" : "fail");
 	cJSON_AddStringToObject(o, "compared_on", "device");
 	cJSON_AddItemToObject(into, key, o);
-	const cJSON *st = cko_jget(cmp, "status");
-	int ok = cJSON_IsString(st) && !strcmp(st->valuestring, "pass");
 	cJSON_Delete(v);
 	return ok;
 }
@@ -175,10 +179,10 @@ static int compare_requests(int argc, char **argv, cJSON *out)
 				free(e);
 				free(a);
 			}
-			cJSON_AddStringToObject(sj, "status", sok ? "pass" : "fail");
+			cJSON_AddStringToObject(sj, "status", sok ? "ok" : "fail");
 			ok &= sok;
 		}
-		cJSON_AddStringToObject(c, "status", ok ? "pass" : "fail");
+		cJSON_AddStringToObject(c, "status", ok ? "ok" : "fail");
 		if (!ok)
 			cko_info("%s: case %s: outputs differ from the expected ones", argv[k], rq.case_name);
 		all &= ok;
@@ -228,7 +232,7 @@ int main(int argc, char **argv)
 	cko_out_check(out_path);
 	cJSON *out = cJSON_CreateObject();
 	cJSON_AddStringToObject(out, "tool", "cko-compare");
-	cJSON *status = cJSON_AddStringToObject(out, "status", "pass");
+	cJSON *status = cJSON_AddStringToObject(out, "status", "ok");
 	double t0 = cko_now();
 	int ok;
 	if (requests) {

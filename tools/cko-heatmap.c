@@ -1,7 +1,8 @@
 /* cko-heatmap: a run's history.json as a candidates x performance-cases
  * heatmap, PNG and SVG, drawn by gnuplot (run from an argv, the script on
  * its stdin). Colour is each median latency relative to the reference's
- * median for that case, on a log scale; cells show the speedup. */
+ * median for that case, on a log scale; cells show the speedup. The best
+ * row is history.json's "best" (cko-rank decides it), none without one. */
 #include "cko.h"
 
 #include <errno.h>
@@ -31,8 +32,9 @@ typedef struct {
 } row;
 
 typedef struct {
-	const char *file, *gpu, *workload, *best;
+	const char *file, *gpu, *workload;
 	int ncases, nrows;
+	int best; /* the row history.json names its best, -1 for none */
 	const char **cases;
 	double *ref; /* per perf case */
 	double ref_geomean;
@@ -60,7 +62,8 @@ static void load(const char *file, cJSON *root, history *h)
 		cko_jfail(file, "", "expected an object (a history.json from cko-rank)");
 	h->gpu = str_or_null(root, "gpu", file, "");
 	h->workload = str_or_null(root, "workload", file, "");
-	h->best = str_or_null(root, "best", file, "");
+	str_or_null(root, "best", file, "");
+	h->best = -1;
 	const cJSON *pc = cko_jreq(root, "perf_cases", file, "");
 	if (!cJSON_IsArray(pc) || !cJSON_GetArraySize(pc))
 		cko_jfail(file, "perf_cases", "expected a non-empty array of case names");
@@ -104,6 +107,8 @@ static void load(const char *file, cJSON *root, history *h)
 		r->stage = str_or_null(c, "stage", file, field);
 		r->reason = str_or_null(c, "reason", file, field);
 		r->geomean = pos_num(cko_jget(c, "geomean_ms"));
+		if (cko_history_best_of(root, r->id, c))
+			h->best = i;
 		r->ms = xcalloc((size_t)h->ncases, sizeof *r->ms);
 		for (int k = 0; k < h->ncases; k++)
 			r->ms[k] = NAN;
@@ -190,7 +195,7 @@ static void fmt_speedup(char *out, size_t n, double sp)
 static char *script(const history *h, const char *title, const char *png, const char *svg)
 {
 	const int cw = 64, ch = 22;
-	int maxlab = 0, nok = 0, ninv = 0, nskip = 0, best = -1;
+	int maxlab = 0, nok = 0, ninv = 0, nskip = 0, best = h->best;
 	double maxabs = 1;
 	for (int i = 0; i < h->nrows; i++) {
 		const row *r = &h->rows[i];
@@ -200,19 +205,10 @@ static char *script(const history *h, const char *title, const char *png, const 
 			nskip++;
 		else
 			ninv++;
-		if (h->best && !strcmp(r->id, h->best))
-			best = i;
 		for (int k = 0; is_ok(r) && k < h->ncases; k++)
 			if (!isnan(r->ms[k]) && fabs(log2(r->ms[k] / h->ref[k])) > maxabs)
 				maxabs = fabs(log2(r->ms[k] / h->ref[k]));
 	}
-	if (best < 0) /* no "best" given: the fastest valid geomean */
-		for (int i = 0; i < h->nrows; i++)
-			if (is_ok(&h->rows[i]) && !isnan(h->rows[i].geomean) &&
-			    (best < 0 || h->rows[i].geomean < h->rows[best].geomean))
-				best = i;
-	if (best >= 0 && !is_ok(&h->rows[best]))
-		best = -1;
 	/* Colour range: whole powers of two, symmetric, 2x to 64x. */
 	int L = (int)ceil(maxabs - 1e-9);
 	if (L < 1)
@@ -323,7 +319,8 @@ static char *script(const history *h, const char *title, const char *png, const 
 			buf_printf(&t, "best %s: %s geomean speedup vs reference (%.4g ms vs %.4g ms)", b->id, sp, g,
 				   h->ref_geomean);
 	} else {
-		buf_puts(&t, "no valid candidate");
+		/* cko-rank decides the best: a history without one has none here */
+		buf_puts(&t, nok ? "no best candidate in the history" : "no valid candidate");
 	}
 	buf_printf(&t, "\n%d candidate%s: %d valid, %d invalid, %d skipped; cells: speedup vs reference median",
 		   h->nrows, h->nrows == 1 ? "" : "s", nok, ninv, nskip);

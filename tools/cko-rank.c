@@ -42,17 +42,10 @@ static void usage(int status)
 	exit(status);
 }
 
-/* Loads dir/name if it exists, else NULL. */
-static cJSON *load_opt(const char *dir, const char *name)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	cJSON *j = cko_exists(p) ? cko_json_load(p) : NULL;
-	free(p);
-	return j;
-}
+static cJSON *load_opt(const char *dir, const char *name) { return cko_run_record(dir, name); }
 
 static const char *status_of(const cJSON *j) { return cko_jstr_opt(j, "status", "missing"); }
-static int is_ok(const cJSON *j) { return !strcmp(status_of(j), "ok") || !strcmp(status_of(j), "pass"); }
+static int is_ok(const cJSON *j) { return cko_status_ok(j); }
 
 /* "iter-002/c1" from a candidate folder path. */
 static char *candidate_id(const char *dir)
@@ -148,20 +141,14 @@ static double case_num(const char *cases_dir, const char *name, const char *key)
 	return v;
 }
 
-static const cJSON *find_case(const cJSON *j, const char *name)
-{
-	for (const cJSON *c = cko_jget(j, "cases") ? cko_jget(j, "cases")->child : NULL; c; c = c->next)
-		if (!strcmp(cko_jstr_opt(c, "case", ""), name))
-			return c;
-	return NULL;
-}
+static const cJSON *find_case(const cJSON *j, const char *name) { return cko_record_case(j, name); }
 
 /* The vendor baseline's median for a case (baseline.json), 0 when it has
  * none or its own check did not pass: an unchecked time is never shown. */
 static double baseline_ms(const cJSON *baseline, const char *name)
 {
 	const cJSON *c = find_case(baseline, name);
-	if (strcmp(cko_jstr_opt(c, "status", "ok"), "ok") || !strcmp(cko_jstr_opt(c, "check", "pass"), "fail"))
+	if (strcmp(cko_jstr_opt(c, "status", "ok"), "ok") || !strcmp(cko_jstr_opt(c, "check", "ok"), "fail"))
 		return 0;
 	return cko_jnum_opt(c, "median_ms", 0);
 }
@@ -342,12 +329,6 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 
 /* ---- the run: history, summary, best, replay ---- */
 
-static int cmp_cand(const void *a, const void *b)
-{
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	return atoi(x + 1) - atoi(y + 1);
-}
-
 static double gm_of(const cJSON *r) { return cko_jnum_opt(r, "geomean_ms", 0); }
 
 /* Rewrites a request's paths from its folder to a replay folder. */
@@ -381,38 +362,6 @@ static void write_replay(const char *req_path, const char *replay_dir, const cha
 	free(out);
 	free(from);
 	cJSON_Delete(rq);
-}
-
-/* Sums token counts from every usage*.json of the iterations. */
-static cJSON *token_totals_range(const char *run, int from, int upto)
-{
-	static const char *keys[] = {"prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens", "cost_usd"};
-	double sum[5] = {0};
-	int found = 0;
-	for (int i = from; i <= upto; i++) {
-		char *d = xasprintf("%s/iter-%03d", run, i);
-		int n;
-		char **names = cko_list_dir(d, ".json", &n);
-		for (int k = 0; k < n; k++) {
-			if (strncmp(names[k], "usage", 5))
-				continue;
-			char *p = xasprintf("%s/%s", d, names[k]);
-			cJSON *u = cko_json_load(p);
-			for (int j = 0; j < 5; j++)
-				sum[j] += cko_jnum_opt(u, keys[j], 0);
-			found = 1;
-			cJSON_Delete(u);
-			free(p);
-		}
-		cko_free_list(names, n);
-		free(d);
-	}
-	if (!found)
-		return NULL;
-	cJSON *t = cJSON_CreateObject();
-	for (int j = 0; j < 5; j++)
-		cJSON_AddNumberToObject(t, keys[j], sum[j]);
-	return t;
 }
 
 /* ---- speed of light: each performance case's floor at the measured rates ---- */
@@ -576,7 +525,7 @@ static void budget_summary(cJSON *s, const char *run, int upto, const cJSON *can
 				st = 1;
 			}
 		stopped += st;
-		cJSON *t = token_totals_range(run, i, i);
+		cJSON *t = cko_run_tokens(run, i, i);
 		if (t && !st) {
 			model_tokens += cko_jnum_opt(t, "prompt_tokens", 0) + cko_jnum_opt(t, "completion_tokens", 0);
 			model_iters++;
@@ -592,7 +541,7 @@ static void budget_summary(cJSON *s, const char *run, int upto, const cJSON *can
 	cJSON_AddNumberToObject(b, "iterations_run", upto - stopped);
 	cJSON_AddNumberToObject(b, "iterations_stopped", stopped);
 	cJSON_AddNumberToObject(b, "gpu_seconds", gpu);
-	cJSON *all = token_totals_range(run, 0, upto);
+	cJSON *all = cko_run_tokens(run, 0, upto);
 	cJSON_AddNumberToObject(b, "tokens", cko_jnum_opt(all, "prompt_tokens", 0) + cko_jnum_opt(all, "completion_tokens", 0));
 	cJSON_Delete(all);
 	if (model_iters)
@@ -601,7 +550,6 @@ static void budget_summary(cJSON *s, const char *run, int upto, const cJSON *can
 		cJSON_AddNumberToObject(b, "tokens_saved", 0);
 }
 
-static cJSON *token_totals(const char *run, int upto) { return token_totals_range(run, 0, upto); }
 
 /* 1 if the sanitizer verdict rejected this candidate. */
 static int rejected_by(const cJSON *san, const char *id)
@@ -612,25 +560,68 @@ static int rejected_by(const cJSON *san, const char *id)
 	return 0;
 }
 
-static int rank_run(const char *run, int upto, const char *hist_path, const char *sum_path, const char *best_path,
-		    const char *replay, const char *san_path, const budget *bud)
-{
-	cJSON *san = san_path ? cko_json_load(san_path) : NULL;
-	cJSON *config = load_opt(run, "config.json"), *props = load_opt(run, "props.json");
-	cJSON *ref = load_opt(run, "reference/bench.json"), *baseline = load_opt(run, "baseline.json");
-	cJSON *index = load_opt(run, "cases/index.json");
-	if (!index)
-		index = cJSON_CreateArray();
+/* ---- the run's ranking: read once, then history, summary, best, replay ---- */
 
-	cJSON *h = cJSON_CreateObject();
-	cJSON_AddStringToObject(h, "tool", "cko-rank");
-	cJSON_AddStringToObject(h, "workload", cko_jstr_opt(config, "workload", "custom"));
-	cJSON_AddStringToObject(h, "gpu", cko_jstr_opt(props, "name", "unknown GPU"));
-	cJSON *perf = cJSON_AddArrayToObject(h, "perf_cases");
-	for (const cJSON *e = index->child; e; e = e->next)
-		if (!strcmp(cko_jstr_opt(e, "kind", ""), "performance"))
-			cJSON_AddItemToArray(perf, cJSON_CreateString(cko_jstr_opt(e, "name", "?")));
-	cJSON *rj = cJSON_AddObjectToObject(h, "reference");
+/* What rank_run reads from the run folder and decides. */
+typedef struct {
+	const char *run;
+	int upto;
+	cJSON *san, *config, *props, *ref, *baseline, *index;
+	cko_run cands;        /* iterations 0..upto (the run-folder reader) */
+	const cko_cand *best; /* NULL while none is verified */
+	int counts[3];        /* ok, invalid, skipped */
+	double *after;        /* the best geomean after each iteration (INFINITY: none yet) */
+} ranking;
+
+static void ranking_load(ranking *k, const char *run, int upto, const char *san_path)
+{
+	memset(k, 0, sizeof *k);
+	k->run = run;
+	k->upto = upto;
+	k->san = san_path ? cko_json_load(san_path) : NULL;
+	k->config = load_opt(run, "config.json");
+	k->props = load_opt(run, "props.json");
+	k->ref = load_opt(run, "reference/bench.json");
+	k->baseline = load_opt(run, "baseline.json");
+	k->index = load_opt(run, "cases/index.json");
+	if (!k->index)
+		k->index = cJSON_CreateArray();
+	cko_run_read(run, 0, upto, &k->cands);
+}
+
+static void ranking_free(ranking *k)
+{
+	cJSON *all[] = {k->san, k->config, k->props, k->ref, k->baseline, k->index};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		cJSON_Delete(all[i]);
+	cko_run_free(&k->cands);
+	free(k->after);
+}
+
+/* The best: the verified candidate (status ok, a geomean) with the lowest
+ * geomean that the sanitizer did not reject; on a tie the first in
+ * iteration then candidate order (docs/formats.md, history.json). */
+static void ranking_decide(ranking *k)
+{
+	k->after = xcalloc((size_t)k->upto + 1, sizeof *k->after);
+	int i = 0;
+	for (int it = 0; it <= k->upto; it++) {
+		for (; i < k->cands.n && k->cands.c[i].iter == it; i++) {
+			const cko_cand *c = &k->cands.c[i];
+			const char *st = status_of(c->result);
+			k->counts[!strcmp(st, "ok") ? 0 : !strcmp(st, "skipped") ? 2 : 1]++;
+			if (!strcmp(st, "ok") && gm_of(c->result) > 0 && (!k->best || gm_of(c->result) < gm_of(k->best->result)) &&
+			    !rejected_by(k->san, c->id))
+				k->best = c;
+		}
+		k->after[it] = k->best ? gm_of(k->best->result) : INFINITY;
+	}
+}
+
+/* history.json's "reference": the reference's medians and their geomean. */
+static cJSON *history_reference(const cJSON *ref)
+{
+	cJSON *rj = cJSON_CreateObject();
 	cJSON *rmed = cJSON_AddObjectToObject(rj, "median_ms");
 	double rlog = 0;
 	int rn = 0;
@@ -644,197 +635,217 @@ static int rank_run(const char *run, int upto, const char *hist_path, const char
 	}
 	if (rn)
 		cJSON_AddNumberToObject(rj, "geomean_ms", exp(rlog / rn));
+	return rj;
+}
+
+static cJSON *history_json(const ranking *k, const budget *bud)
+{
+	cJSON *h = cJSON_CreateObject();
+	cJSON_AddStringToObject(h, "tool", "cko-rank");
+	cJSON_AddStringToObject(h, "workload", cko_jstr_opt(k->config, "workload", "custom"));
+	cJSON_AddStringToObject(h, "gpu", cko_jstr_opt(k->props, "name", "unknown GPU"));
+	cJSON *perf = cJSON_AddArrayToObject(h, "perf_cases");
+	for (const cJSON *e = k->index->child; e; e = e->next)
+		if (!strcmp(cko_jstr_opt(e, "kind", ""), "performance"))
+			cJSON_AddItemToArray(perf, cJSON_CreateString(cko_jstr_opt(e, "name", "?")));
+	cJSON_AddItemToObject(h, "reference", history_reference(k->ref));
 	cJSON *cands = cJSON_AddArrayToObject(h, "candidates");
-	const cJSON *best = NULL;
-	char *best_dir = NULL;
-	int counts[3] = {0};
-	double *after = xcalloc((size_t)upto + 1, sizeof *after);
-	for (int i = 0; i <= upto; i++) {
-		char *d = xasprintf("%s/iter-%03d", run, i);
-		int n;
-		char **names = cko_list_dir(d, "", &n);
-		qsort(names, (size_t)n, sizeof *names, cmp_cand);
-		for (int k = 0; k < n; k++) {
-			char *rp = xasprintf("%s/%s/result.json", d, names[k]);
-			if (names[k][0] != 'c' || !cko_exists(rp)) {
-				free(rp);
-				continue;
-			}
-			cJSON *res = cko_json_load(rp);
-			cJSON_AddItemToArray(cands, res);
-			const char *st = status_of(res);
-			counts[!strcmp(st, "ok") ? 0 : !strcmp(st, "skipped") ? 2 : 1]++;
-			if (!strcmp(st, "ok") && gm_of(res) > 0 && (!best || gm_of(res) < gm_of(best)) &&
-			    !rejected_by(san, cko_jstr_opt(res, "id", ""))) {
-				best = res;
-				free(best_dir);
-				best_dir = xasprintf("%s/%s", d, names[k]);
-			}
-			if (i == 0 && k == 0)
-				cJSON_AddItemToObject(h, "initial", cJSON_Duplicate(res, 1));
-			free(rp);
-		}
-		cko_free_list(names, n);
-		free(d);
-		after[i] = best ? gm_of(best) : INFINITY;
-	}
-	if (best)
-		cJSON_AddStringToObject(h, "best", cko_jstr_opt(best, "id", "?"));
+	for (int i = 0; i < k->cands.n; i++)
+		cJSON_AddItemToArray(cands, cJSON_Duplicate(k->cands.c[i].result, 1));
+	/* the initial kernel: the first candidate of iteration 0 */
+	if (k->cands.n && k->cands.c[0].iter == 0)
+		cJSON_AddItemToObject(h, "initial", cJSON_Duplicate(k->cands.c[0].result, 1));
+	if (k->best)
+		cJSON_AddStringToObject(h, "best", k->best->id);
 	else
 		cJSON_AddNullToObject(h, "best");
-	cJSON *sol = sol_report(run, index, props, best, baseline);
+	cJSON *sol = sol_report(k->run, k->index, k->props, k->best ? k->best->result : NULL, k->baseline);
 	cJSON_AddItemToObject(h, "sol", sol);
 	if (bud->on) {
-		cJSON *st = budget_stop(bud, upto, after, cands, sol);
+		cJSON *st = budget_stop(bud, k->upto, k->after, cands, sol);
 		cJSON_AddItemToObject(h, "stop", st ? st : cJSON_CreateNull());
 	}
-	free(after);
+	return h;
+}
+
+/* summary.json's "cases": the best's performance cases against the
+ * reference, the initial kernel, the roofline and the vendor baseline;
+ * returns the geometric mean of the fractions of the baseline (0: none). */
+static double summary_cases(const ranking *k, const cJSON *h, cJSON *sc)
+{
+	const cJSON *rmed = cko_jget(cko_jget(h, "reference"), "median_ms"), *init = cko_jget(h, "initial");
+	char *cp = xasprintf("%s/cases", k->run);
+	double culog = 0;
+	int cun = 0;
+	for (const cJSON *c = cko_jget(k->best->result, "cases")->child; c; c = c->next) {
+		if (strcmp(cko_jstr_opt(c, "kind", ""), "performance"))
+			continue;
+		const char *name = cko_jstr_opt(c, "case", "?");
+		double bm = cko_jnum_opt(c, "median_ms", 0), rm = cko_jnum_opt(rmed, name, 0);
+		double im = cko_jnum_opt(find_case(init, name), "median_ms", 0);
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "case", name);
+		cJSON_AddNumberToObject(o, "best_ms", bm);
+		if (rm > 0) {
+			cJSON_AddNumberToObject(o, "reference_ms", rm);
+			cJSON_AddNumberToObject(o, "speedup_vs_reference", rm / bm);
+		}
+		if (im > 0) {
+			cJSON_AddNumberToObject(o, "initial_ms", im);
+			cJSON_AddNumberToObject(o, "speedup_vs_initial", im / bm);
+		}
+		double fl = case_num(cp, name, "flops"), by = case_num(cp, name, "bytes");
+		if (fl > 0)
+			cJSON_AddNumberToObject(o, "tflops", fl / (bm * 1e-3) * 1e-12);
+		if (by > 0)
+			cJSON_AddNumberToObject(o, "gbps", by / (bm * 1e-3) * 1e-9);
+		/* Roofline fractions: FLOP/s against the FP32 peak, bytes/s
+		 * against the measured copy bandwidth. */
+		double pf = cko_jnum_opt(cko_jget(k->props, "peak"), "fp32_tflops", 0);
+		double cb = cko_jnum_opt(cko_jget(k->props, "measured"), "copy_gbps", 0);
+		if (fl > 0 && pf > 0)
+			cJSON_AddNumberToObject(o, "fp32_peak_fraction", fl / (bm * 1e-3) * 1e-12 / pf);
+		if (by > 0 && cb > 0)
+			cJSON_AddNumberToObject(o, "copy_bandwidth_fraction", by / (bm * 1e-3) * 1e-9 / cb);
+		double cu = baseline_ms(k->baseline, name);
+		if (cu > 0) {
+			cJSON_AddNumberToObject(o, "baseline_ms", cu);
+			cJSON_AddNumberToObject(o, "fraction_of_baseline", cu / bm);
+			culog += log(cu / bm);
+			cun++;
+		}
+		cJSON_AddItemToArray(sc, o);
+	}
+	free(cp);
+	return cun ? exp(culog / cun) : 0;
+}
+
+/* summary.json's best: its geomean, its speedups and its cases. */
+static void summary_best(const ranking *k, const cJSON *h, cJSON *s)
+{
+	if (!k->best) {
+		cJSON_AddNullToObject(s, "best");
+		return;
+	}
+	double g = gm_of(k->best->result);
+	cJSON_AddStringToObject(s, "best", k->best->id);
+	cJSON_AddNumberToObject(s, "best_geomean_ms", g);
+	double rg = cko_jnum_opt(cko_jget(h, "reference"), "geomean_ms", 0), ig = gm_of(cko_jget(h, "initial"));
+	if (rg > 0)
+		cJSON_AddNumberToObject(s, "speedup_vs_reference", rg / g);
+	if (ig > 0)
+		cJSON_AddNumberToObject(s, "speedup_vs_initial", ig / g);
+	double fb = summary_cases(k, h, cJSON_AddArrayToObject(s, "cases"));
+	if (fb > 0) {
+		/* baseline.json before it named its vendor timed cuBLAS */
+		cJSON_AddStringToObject(s, "baseline", cko_jstr_opt(k->baseline, "vendor", "cuBLAS"));
+		cJSON_AddNumberToObject(s, "fraction_of_baseline", fb);
+	}
+}
+
+static cJSON *summary_json(const ranking *k, const cJSON *h)
+{
+	const cJSON *cands = cko_jget(h, "candidates");
+	cJSON *s = cJSON_CreateObject();
+	cJSON_AddStringToObject(s, "tool", "cko-rank");
+	cJSON_AddStringToObject(s, "workload", cko_jstr_opt(k->config, "workload", "custom"));
+	cJSON_AddStringToObject(s, "gpu", cko_jstr_opt(k->props, "name", "unknown GPU"));
+	cJSON_AddStringToObject(s, "proposer", cko_jstr_opt(k->config, "proposer", "?"));
+	summary_best(k, h, s);
+	cJSON *cn = cJSON_AddObjectToObject(s, "counts");
+	cJSON_AddNumberToObject(cn, "candidates", k->counts[0] + k->counts[1] + k->counts[2]);
+	cJSON_AddNumberToObject(cn, "ok", k->counts[0]);
+	cJSON_AddNumberToObject(cn, "invalid", k->counts[1]);
+	cJSON_AddNumberToObject(cn, "skipped", k->counts[2]);
+	cJSON *ss = cJSON_AddObjectToObject(s, "stage_seconds");
+	static const char *stages[] = {"compile", "run", "compare", "bench"};
+	for (int i = 0; i < 4; i++) {
+		double t = 0;
+		for (const cJSON *c = cands->child; c; c = c->next)
+			t += cko_jnum_opt(cko_jget(c, "seconds"), stages[i], 0);
+		cJSON_AddNumberToObject(ss, stages[i], t);
+	}
+	/* Every confinement the run's candidates ran under: "off
+	 * (--no-sandbox)" shows here if any step ran unconfined. */
+	cJSON *sbx = cJSON_AddArrayToObject(s, "sandbox");
+	for (const cJSON *c = cands->child; c; c = c->next)
+		for (const cJSON *v = cko_jget(c, "sandbox") ? cko_jget(c, "sandbox")->child : NULL; v; v = v->next)
+			if (cJSON_IsString(v) && !cko_json_array_has(sbx, v->valuestring))
+				cJSON_AddItemToArray(sbx, cJSON_CreateString(v->valuestring));
+	if (k->san) {
+		cJSON *sj = cJSON_AddObjectToObject(s, "sanitizer");
+		cJSON_AddStringToObject(sj, "status", cko_jstr_opt(k->san, "status", "?"));
+		if (cko_jget(k->san, "rejected"))
+			cJSON_AddItemToObject(sj, "rejected", cJSON_Duplicate(cko_jget(k->san, "rejected"), 1));
+	}
+	cJSON *tok = cko_run_tokens(k->run, 0, k->upto);
+	if (tok)
+		cJSON_AddItemToObject(s, "tokens", tok);
+	cJSON_AddItemToObject(s, "sol", cJSON_Duplicate(cko_jget(h, "sol"), 1));
+	budget_summary(s, k->run, k->upto, cands);
+	return s;
+}
+
+/* best.cu and, beside it, best-launch.json: the best's kernel and launch
+ * rules; both removed when there is no best. */
+static void write_best(const char *best_path, const cko_cand *best)
+{
+	size_t bl = strlen(best_path);
+	int cu = bl > 3 && !strcmp(best_path + bl - 3, ".cu");
+	char *launch_path = xasprintf("%.*s-launch.json", (int)(cu ? bl - 3 : bl), best_path);
+	if (best) {
+		char *k = xasprintf("%s/kernel.cu", best->dir), *l = xasprintf("%s/launch.json", best->dir);
+		cko_copy_file(k, best_path);
+		cko_copy_file(l, launch_path);
+		free(k);
+		free(l);
+	} else {
+		unlink(best_path); /* never leave an old best beside a run with none */
+		unlink(launch_path);
+	}
+	free(launch_path);
+}
+
+/* One replay request per case of the best candidate. */
+static void write_replays(const char *replay, const cko_cand *best)
+{
+	cko_mkdir_p(replay);
+	char *rd = xasprintf("%s/requests", best->dir);
+	int n;
+	char **names = cko_list_dir(rd, ".json", &n);
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(names[i], "index.json"))
+			continue;
+		char *src = xasprintf("%s/%s", rd, names[i]);
+		char *name = strndup(names[i], strlen(names[i]) - 5);
+		write_replay(src, replay, name);
+		free(src);
+		free(name);
+	}
+	cko_free_list(names, n);
+	free(rd);
+}
+
+static int rank_run(const char *run, int upto, const char *hist_path, const char *sum_path, const char *best_path,
+		    const char *replay, const char *san_path, const budget *bud)
+{
+	ranking k;
+	ranking_load(&k, run, upto, san_path);
+	ranking_decide(&k);
+	cJSON *h = history_json(&k, bud);
 	if (hist_path)
 		cko_json_write(hist_path, h);
-
 	if (sum_path) {
-		cJSON *s = cJSON_CreateObject();
-		cJSON_AddStringToObject(s, "tool", "cko-rank");
-		cJSON_AddStringToObject(s, "workload", cko_jstr_opt(config, "workload", "custom"));
-		cJSON_AddStringToObject(s, "gpu", cko_jstr_opt(props, "name", "unknown GPU"));
-		cJSON_AddStringToObject(s, "proposer", cko_jstr_opt(config, "proposer", "?"));
-		const cJSON *init = cko_jget(h, "initial");
-		if (best) {
-			cJSON_AddStringToObject(s, "best", cko_jstr_opt(best, "id", "?"));
-			cJSON_AddNumberToObject(s, "best_geomean_ms", gm_of(best));
-			double rg = cko_jnum_opt(rj, "geomean_ms", 0), ig = gm_of(init);
-			if (rg > 0)
-				cJSON_AddNumberToObject(s, "speedup_vs_reference", rg / gm_of(best));
-			if (ig > 0)
-				cJSON_AddNumberToObject(s, "speedup_vs_initial", ig / gm_of(best));
-			cJSON *sc = cJSON_AddArrayToObject(s, "cases");
-			double culog = 0;
-			int cun = 0;
-			for (const cJSON *c = cko_jget(best, "cases")->child; c; c = c->next) {
-				if (strcmp(cko_jstr_opt(c, "kind", ""), "performance"))
-					continue;
-				const char *name = cko_jstr_opt(c, "case", "?");
-				double bm = cko_jnum_opt(c, "median_ms", 0), rm = cko_jnum_opt(rmed, name, 0);
-				double im = cko_jnum_opt(find_case(init, name), "median_ms", 0);
-				cJSON *o = cJSON_CreateObject();
-				cJSON_AddStringToObject(o, "case", name);
-				cJSON_AddNumberToObject(o, "best_ms", bm);
-				if (rm > 0) {
-					cJSON_AddNumberToObject(o, "reference_ms", rm);
-					cJSON_AddNumberToObject(o, "speedup_vs_reference", rm / bm);
-				}
-				if (im > 0) {
-					cJSON_AddNumberToObject(o, "initial_ms", im);
-					cJSON_AddNumberToObject(o, "speedup_vs_initial", im / bm);
-				}
-				char *cp = xasprintf("%s/cases", run);
-				double fl = case_num(cp, name, "flops"), by = case_num(cp, name, "bytes");
-				free(cp);
-				if (fl > 0)
-					cJSON_AddNumberToObject(o, "tflops", fl / (bm * 1e-3) * 1e-12);
-				if (by > 0)
-					cJSON_AddNumberToObject(o, "gbps", by / (bm * 1e-3) * 1e-9);
-				/* Roofline fractions: FLOP/s against the FP32 peak, bytes/s
-				 * against the measured copy bandwidth. */
-				double pf = cko_jnum_opt(cko_jget(props, "peak"), "fp32_tflops", 0);
-				double cb = cko_jnum_opt(cko_jget(props, "measured"), "copy_gbps", 0);
-				if (fl > 0 && pf > 0)
-					cJSON_AddNumberToObject(o, "fp32_peak_fraction", fl / (bm * 1e-3) * 1e-12 / pf);
-				if (by > 0 && cb > 0)
-					cJSON_AddNumberToObject(o, "copy_bandwidth_fraction", by / (bm * 1e-3) * 1e-9 / cb);
-				double cu = baseline_ms(baseline, name);
-				if (cu > 0) {
-					cJSON_AddNumberToObject(o, "baseline_ms", cu);
-					cJSON_AddNumberToObject(o, "fraction_of_baseline", cu / bm);
-					culog += log(cu / bm);
-					cun++;
-				}
-				cJSON_AddItemToArray(sc, o);
-			}
-			if (cun) {
-				/* baseline.json before it named its vendor timed cuBLAS */
-				cJSON_AddStringToObject(s, "baseline", cko_jstr_opt(baseline, "vendor", "cuBLAS"));
-				cJSON_AddNumberToObject(s, "fraction_of_baseline", exp(culog / cun));
-			}
-		} else {
-			cJSON_AddNullToObject(s, "best");
-		}
-		cJSON *cn = cJSON_AddObjectToObject(s, "counts");
-		cJSON_AddNumberToObject(cn, "candidates", counts[0] + counts[1] + counts[2]);
-		cJSON_AddNumberToObject(cn, "ok", counts[0]);
-		cJSON_AddNumberToObject(cn, "invalid", counts[1]);
-		cJSON_AddNumberToObject(cn, "skipped", counts[2]);
-		cJSON *ss = cJSON_AddObjectToObject(s, "stage_seconds");
-		static const char *stages[] = {"compile", "run", "compare", "bench"};
-		for (int k = 0; k < 4; k++) {
-			double t = 0;
-			for (const cJSON *c = cands->child; c; c = c->next)
-				t += cko_jnum_opt(cko_jget(c, "seconds"), stages[k], 0);
-			cJSON_AddNumberToObject(ss, stages[k], t);
-		}
-		/* Every confinement the run's candidates ran under: "off
-		 * (--no-sandbox)" shows here if any step ran unconfined. */
-		cJSON *sbx = cJSON_AddArrayToObject(s, "sandbox");
-		for (const cJSON *c = cands->child; c; c = c->next)
-			for (const cJSON *v = cko_jget(c, "sandbox") ? cko_jget(c, "sandbox")->child : NULL; v; v = v->next)
-				if (cJSON_IsString(v) && !cko_json_array_has(sbx, v->valuestring))
-					cJSON_AddItemToArray(sbx, cJSON_CreateString(v->valuestring));
-		if (san) {
-			cJSON *sj = cJSON_AddObjectToObject(s, "sanitizer");
-			cJSON_AddStringToObject(sj, "status", cko_jstr_opt(san, "status", "?"));
-			if (cko_jget(san, "rejected"))
-				cJSON_AddItemToObject(sj, "rejected", cJSON_Duplicate(cko_jget(san, "rejected"), 1));
-		}
-		cJSON *tok = token_totals(run, upto);
-		if (tok)
-			cJSON_AddItemToObject(s, "tokens", tok);
-		cJSON_AddItemToObject(s, "sol", cJSON_Duplicate(sol, 1));
-		budget_summary(s, run, upto, cands);
+		cJSON *s = summary_json(&k, h);
 		cko_json_write(sum_path, s);
 		cJSON_Delete(s);
 	}
-	if (best_path) {
-		/* best.cu -> best-launch.json */
-		size_t bl = strlen(best_path);
-		int cu = bl > 3 && !strcmp(best_path + bl - 3, ".cu");
-		char *launch_path = xasprintf("%.*s-launch.json", (int)(cu ? bl - 3 : bl), best_path);
-		if (best_dir) {
-			char *k = xasprintf("%s/kernel.cu", best_dir), *l = xasprintf("%s/launch.json", best_dir);
-			cko_copy_file(k, best_path);
-			cko_copy_file(l, launch_path);
-			free(k);
-			free(l);
-		} else {
-			unlink(best_path); /* never leave an old best beside a run with none */
-			unlink(launch_path);
-		}
-		free(launch_path);
-	}
-	if (replay && best_dir) {
-		cko_mkdir_p(replay);
-		char *rd = xasprintf("%s/requests", best_dir);
-		int n;
-		char **names = cko_list_dir(rd, ".json", &n);
-		for (int k = 0; k < n; k++) {
-			if (!strcmp(names[k], "index.json"))
-				continue;
-			char *src = xasprintf("%s/%s", rd, names[k]);
-			char *name = strndup(names[k], strlen(names[k]) - 5);
-			write_replay(src, replay, name);
-			free(src);
-			free(name);
-		}
-		cko_free_list(names, n);
-		free(rd);
-	}
-	free(best_dir);
+	if (best_path)
+		write_best(best_path, k.best);
+	if (replay && k.best)
+		write_replays(replay, k.best);
 	cJSON_Delete(h);
-	cJSON_Delete(config);
-	cJSON_Delete(props);
-	cJSON_Delete(ref);
-	cJSON_Delete(index);
-	cJSON_Delete(baseline);
-	cJSON_Delete(san);
+	ranking_free(&k);
 	return 0;
 }
 

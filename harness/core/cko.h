@@ -3,7 +3,8 @@
  *
  * Errors, memory, files, JSON, dtypes and .npy, expressions, hashing,
  * random streams, statistics, the comparison of tensors, workloads and
- * launch requests, child processes, the sandbox and secrets. Nothing here
+ * launch requests, the run-folder reader, child processes, the sandbox and
+ * secrets. Nothing here
  * needs the CUDA toolkit: the GPU layer has its own header (gpu/cko_gpu.h)
  * and library, and each subsystem of one tool (llm/, tune/, ncu/, search/,
  * gen/, export/) its own too; README's Layout section says what goes where.
@@ -452,8 +453,52 @@ void cko_watchdog(double seconds, int (*on_timeout)(void *), void *arg);
  * "timeout", "message"} to the path arg points to, returns 1. */
 int cko_watchdog_result(void *path);
 
+/* ---- runfolder.c: the one reader of a run folder (docs/formats.md) ---- */
+/* Whether a record or one of its entries (a case, a set, a tensor) says
+ * status "ok". Every reader of a step's status asks this: it is the one
+ * place that still takes the legacy "pass" of older run folders
+ * (compare.json, cko-bench's sets, out/SET/NAME.json). NULL, or no status,
+ * is not ok. */
+int cko_status_ok(const cJSON *rec);
+/* dir/name parsed if the file exists, else NULL; dies with status 2 naming
+ * the file when it is no JSON. */
+cJSON *cko_run_record(const char *dir, const char *name);
+/* The entry of rec's cases[] whose "case" is name, or NULL. */
+const cJSON *cko_record_case(const cJSON *rec, const char *name);
+/* A candidate of a run: the folder iter-NNN/cJ (J 1 to 7 digits) that holds
+ * a result.json (cko-rank --candidate); one without is not ranked yet and is
+ * left out. */
+typedef struct {
+	char id[48];    /* "iter-002/c1" */
+	char *dir;      /* RUN/iter-002/c1 */
+	int iter, num;  /* 2, 1 */
+	cJSON *result;  /* result.json */
+} cko_cand;
+typedef struct {
+	int n;
+	cko_cand *c;    /* by iteration, then by J */
+} cko_run;
+/* The candidates of iterations from..upto of a run folder. */
+void cko_run_read(const char *run, int from, int upto, cko_run *out);
+void cko_run_free(cko_run *r);
+const cko_cand *cko_run_find(const cko_run *r, const char *id);
+/* The sums of prompt_tokens, completion_tokens, reasoning_tokens,
+ * cached_tokens and cost_usd over iter-NNN/usage*.json for NNN in
+ * from..upto; NULL when there is none. */
+cJSON *cko_run_tokens(const char *run, int from, int upto);
+/* history.json (cko-rank --run) decides the best: its "best", or NULL when
+ * it names none (null, missing: no history, no verified candidate). */
+const char *cko_history_best_id(const cJSON *history);
+/* 1 if history names the candidate id its best and the candidate's result
+ * (status) is ok: a best that is not ok is no best. */
+int cko_history_best_of(const cJSON *history, const char *id, const cJSON *result);
+/* The reference's median for a case and its geometric mean over the
+ * performance cases, from history.json; NAN when it has none. */
+double cko_history_ref_ms(const cJSON *history, const char *case_name);
+double cko_history_ref_geomean(const cJSON *history);
+
 /* ---- step.c: the steps of a run in a chain (--after) ---- */
-/* Whether the record prev (a step's JSON) says status "ok" (or "pass"); if
+/* Whether the record prev (a step's JSON) is ok (cko_status_ok); if
  * not and why is given, *why (allocated) is "STEP: STATUS [REASON]", STEP
  * named by the file: "compile" for compile.json, "launch rules" for
  * requests/index.json. A missing or unreadable record is not ok. */

@@ -120,7 +120,7 @@ static cJSON *index_json(const cko_tensor *t, size_t flat)
 cJSON *cko_cmp_json(const cko_cmp *r, const cko_tensor *t, const cko_tol *tol)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "status", r->ok ? "pass" : "fail");
+	cJSON_AddStringToObject(o, "status", r->ok ? "ok" : "fail");
 	if (r->problem[0]) {
 		cJSON_AddStringToObject(o, "problem", r->problem);
 		return o;

@@ -29,7 +29,7 @@ int cko_step_ok(const char *prev, char **why)
 	char *text = cko_try_read_file(prev, CKO_JSON_MAX, &len, err, sizeof err);
 	cJSON *j = text ? cko_json_parse(text, len, err, sizeof err) : NULL;
 	const char *st = j ? cko_jstr_opt(j, "status", "missing") : "unreadable";
-	int ok = !strcmp(st, "ok") || !strcmp(st, "pass");
+	int ok = cko_status_ok(j);
 	if (!ok && why) {
 		const char *r = j ? cko_jstr_opt(j, "reason", cko_jstr_opt(j, "note", NULL)) : NULL;
 		char *name = step_name(prev);

@@ -19,21 +19,17 @@
 #define FILE_CAP (64u << 10)
 #define LOG_CAP 6000
 
-typedef struct {
-	char id[64];      /* iter-NNN/cJ */
-	char dir[4096];
-	int iter, cand;
-	cJSON *result;    /* result.json, or one made from proposal.json */
-} cand;
+typedef cko_cand cand;
 
 typedef struct {
 	const char *run;
 	char **hidden;
 	int nhidden;
 	cJSON *index;     /* cases/index.json */
-	cJSON *history;
-	cand *c;
-	int n;
+	cJSON *history;   /* iter-N/history.json (cko-rank): the best, the reference */
+	cko_run cands;    /* iterations 0..N-1 (the run-folder reader) */
+	cand *c;          /* cands.c */
+	int n;            /* cands.n */
 	cko_buf *md;
 } ctx;
 
@@ -183,121 +179,24 @@ static void one_line(cko_buf *md, const char *s, size_t cap)
 		buf_puts(md, "...");
 }
 
-/* ---- gathering ---- */
-
-static int cmp_cand(const void *a, const void *b)
-{
-	const cand *x = a, *y = b;
-	return x->iter != y->iter ? x->iter - y->iter : x->cand - y->cand;
-}
-
-static void gather(ctx *x, int iter)
-{
-	int cap = 16;
-	x->c = xcalloc((size_t)cap, sizeof *x->c);
-	for (int it = 0; it < iter; it++) {
-		char name[32];
-		snprintf(name, sizeof name, "iter-%03d", it);
-		char *idir = path2(x->run, name);
-		int nd;
-		char **ents = cko_list_dir(idir, "", &nd);
-		for (int k = 0; k < nd; k++) {
-			const char *e = ents[k];
-			if (e[0] != 'c' || !e[1] || strspn(e + 1, "0123456789") != strlen(e + 1) || strlen(e) > 8)
-				continue;
-			char *cdir = path2(idir, e);
-			if (!cko_is_dir(cdir)) {
-				free(cdir);
-				continue;
-			}
-			char *rp = path2(cdir, "result.json");
-			cJSON *r = json_opt(rp);
-			free(rp);
-			if (!r) {
-				/* A proposal rejected before evaluation still teaches something. */
-				char *pp = path2(cdir, "proposal.json");
-				cJSON *p = json_opt(pp);
-				free(pp);
-				if (p && !strcmp(cko_jstr_opt(p, "status", ""), "invalid")) {
-					r = cJSON_CreateObject();
-					cJSON_AddStringToObject(r, "status", "invalid");
-					cJSON_AddStringToObject(r, "stage", "propose");
-					cJSON_AddStringToObject(r, "reason", cko_jstr_opt(p, "reason", "invalid proposal"));
-					cJSON_AddStringToObject(r, "note", cko_jstr_opt(p, "note", ""));
-				}
-				cJSON_Delete(p);
-			}
-			if (r) {
-				if (x->n == cap)
-					x->c = xrealloc(x->c, (size_t)(cap *= 2) * sizeof *x->c);
-				cand *c = &x->c[x->n++];
-				memset(c, 0, sizeof *c);
-				snprintf(c->id, sizeof c->id, "%s/%s", name, e);
-				snprintf(c->dir, sizeof c->dir, "%s", cdir);
-				c->iter = it;
-				c->cand = atoi(e + 1);
-				c->result = r;
-			}
-			free(cdir);
-		}
-		cko_free_list(ents, nd);
-		free(idir);
-	}
-	qsort(x->c, (size_t)x->n, sizeof *x->c, cmp_cand);
-}
+/* ---- from the reader and history.json ---- */
 
 static int is_ok(const cand *c) { return !strcmp(cko_jstr_opt(c->result, "status", ""), "ok"); }
 
+/* history.json's best, when it is one of the candidates before iteration N
+ * and ok; the context never decides the best itself. */
 static const cand *best_of(const ctx *x)
 {
-	const char *hb = cko_jstr_opt(x->history, "best", NULL);
-	for (int i = 0; hb && i < x->n; i++)
-		if (!strcmp(x->c[i].id, hb) && is_ok(&x->c[i]))
+	for (int i = 0; i < x->n; i++)
+		if (cko_history_best_of(x->history, x->c[i].id, x->c[i].result))
 			return &x->c[i];
-	const cand *b = NULL;
-	for (int i = 0; i < x->n; i++) {
-		double g = num(x->c[i].result, "geomean_ms");
-		if (is_ok(&x->c[i]) && isfinite(g) && (!b || g < num(b->result, "geomean_ms")))
-			b = &x->c[i];
-	}
-	return b;
+	return NULL;
 }
 
-/* The reference's median for a case, NAN if unknown. */
-static double ref_ms(const ctx *x, const char *cs)
-{
-	double v = num(cko_jget(cko_jget(x->history, "reference"), "median_ms"), cs);
-	if (isfinite(v))
-		return v;
-	char *bp = path2(x->run, "reference/bench.json");
-	cJSON *b = json_opt(bp);
-	free(bp);
-	for (const cJSON *c = cko_jget(b, "cases") ? cko_jget(b, "cases")->child : NULL; c; c = c->next)
-		if (!strcmp(cko_jstr_opt(c, "case", ""), cs))
-			v = num(c, "median_ms");
-	cJSON_Delete(b);
-	return v;
-}
-
-static double ref_geomean(const ctx *x)
-{
-	double g = num(cko_jget(x->history, "reference"), "geomean_ms");
-	if (isfinite(g))
-		return g;
-	/* No history yet: from the reference's bench.json, over the perf cases. */
-	double logsum = 0;
-	int n = 0;
-	for (const cJSON *c = x->index ? x->index->child : NULL; c; c = c->next) {
-		if (strcmp(cko_jstr_opt(c, "kind", ""), "performance"))
-			continue;
-		double r = ref_ms(x, cko_jstr_opt(c, "name", ""));
-		if (!(r > 0))
-			return NAN;
-		logsum += log(r);
-		n++;
-	}
-	return n ? exp(logsum / n) : NAN;
-}
+/* The reference's median for a case and its geomean: history.json's, NAN
+ * without one. */
+static double ref_ms(const ctx *x, const char *cs) { return cko_history_ref_ms(x->history, cs); }
+static double ref_geomean(const ctx *x) { return cko_history_ref_geomean(x->history); }
 
 /* ---- sections ---- */
 
@@ -523,14 +422,6 @@ static void outcome(ctx *x, const cand *c)
 	buf_puts(md, "\n");
 }
 
-static const cJSON *case_entry(const cJSON *j, const char *cs)
-{
-	for (const cJSON *c = cko_jget(j, "cases") ? cko_jget(j, "cases")->child : NULL; c; c = c->next)
-		if (!strcmp(cko_jstr_opt(c, "case", ""), cs))
-			return c;
-	return NULL;
-}
-
 /* Why a candidate failed, in full for visible cases, by class for hidden. */
 static void failure(ctx *x, const cand *c)
 {
@@ -591,12 +482,12 @@ static void failure(ctx *x, const cand *c)
 			one_line(md, why, 600);
 		}
 		buf_puts(md, "\n\n");
-		const cJSON *re = case_entry(run, cs), *ce = case_entry(cmp, cs);
+		const cJSON *re = cko_record_case(run, cs), *ce = cko_record_case(cmp, cs);
 		if (re && strcmp(cko_jstr_opt(re, "status", "ok"), "ok")) {
 			buf_puts(md, "From run.json:\n\n");
 			fence_json(md, re, 3000);
 		}
-		if (ce && strcmp(cko_jstr_opt(ce, "status", "pass"), "pass")) {
+		if (ce && cko_jget(ce, "status") && !cko_status_ok(ce)) {
 			buf_puts(md, "From compare.json (first mismatches with their indices):\n\n");
 			fence_json(md, ce, 4000);
 		}
@@ -701,7 +592,9 @@ void llm_context_build(const char *rundir, int iter, llm_context *out)
 		x.history = json_opt(hp);
 		free(hp);
 	}
-	gather(&x, iter);
+	cko_run_read(rundir, 0, iter - 1, &x.cands);
+	x.c = x.cands.c;
+	x.n = x.cands.n;
 
 	workload(&x);
 	const cand *best = best_of(&x);
@@ -743,6 +636,9 @@ void llm_context_build(const char *rundir, int iter, llm_context *out)
 		headroom(&x);
 		if (!out->mode_repair)
 			candidate_files(&x, best, 1);
+	} else if (x.n && !x.history) {
+		/* cko-rank decides the best (docs/formats.md, "Reading a run folder") */
+		buf_puts(&md, "No history.json ranks these candidates yet, so no best kernel is named.\n\n");
 	} else if (x.n) {
 		buf_puts(&md, "No candidate has passed every case yet.\n\n");
 		headroom(&x);
@@ -770,9 +666,7 @@ void llm_context_build(const char *rundir, int iter, llm_context *out)
 	memory(&x, iter);
 
 	out->markdown = md.s;
-	for (int i = 0; i < x.n; i++)
-		cJSON_Delete(x.c[i].result);
-	free(x.c);
+	cko_run_free(&x.cands);
 	cko_free_list(x.hidden, x.nhidden);
 	cJSON_Delete(x.index);
 	cJSON_Delete(x.history);

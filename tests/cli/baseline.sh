@@ -52,7 +52,7 @@ echo '{"id": "iter-000/c0", "iteration": 0, "status": "ok", "geomean_ms": 1.118,
   {"case": "big", "kind": "performance", "status": "ok", "median_ms": 1.25},
   {"case": "long", "kind": "performance", "status": "ok", "median_ms": 1.0}]}' >"$R/iter-000/c0/result.json"
 echo '{"tool": "cko-baseline", "status": "check_failed", "vendor": "CUB",
- "cases": [{"case": "big", "status": "ok", "check": "pass", "median_ms": 1.5},
+ "cases": [{"case": "big", "status": "ok", "check": "ok", "median_ms": 1.5},
   {"case": "long", "status": "check_failed", "check": "fail", "median_ms": 0.5}]}' >"$R/baseline.json"
 expect_status baseline/rank 0 cko-rank --run "$R" --upto 0 -o "$R/history.json" --summary "$R/summary.json"
 expect_jq baseline/summary-vendor '.baseline == "CUB" and .fraction_of_baseline == 1.2' "$R/summary.json"

@@ -1,5 +1,5 @@
 # cko-compare: files and folders, tolerances, NaN/Inf/-0, exit 0
-# pass / 1 fail / 2 bad input (shape or dtype mismatch, missing files).
+# ok / 1 fail / 2 bad input (shape or dtype mismatch, missing files).
 . "$(dirname "$0")/../lib.sh"
 cd "$T" || exit 1
 mk() { f=$1 t=$2 s=$3; shift 3; cko-npy -t "$t" -s "$s" -o "$f" -- "$@"; }
@@ -7,7 +7,7 @@ mk e.npy f32 2,2 1 2 3 4
 mk same.npy f32 2,2 1 2 3 4
 mk off.npy f32 2,2 1 2 3 4.5
 expect_status compare/equal 0 cko-compare -o v.json e.npy same.npy
-expect_jq compare/equal-json '.status == "pass" and .tensors["same.npy"].mismatches == 0' v.json
+expect_jq compare/equal-json '.status == "ok" and .tensors["same.npy"].mismatches == 0' v.json
 expect_status compare/differ 1 cko-compare -o v.json e.npy off.npy
 expect_jq compare/differ-json '.status == "fail" and .tensors["off.npy"].mismatches == 1 and .tensors["off.npy"].first[0].index == [1, 1] and .tensors["off.npy"].max_abs == 0.5' v.json
 expect_status compare/atol-flag 0 cko-compare --atol 0.5 -o discard.json e.npy off.npy
@@ -63,23 +63,28 @@ verdict() { # STATUS [EXPECTED-PATH]
 		--argjson b "$(stat -c %s r/cases/x/expected/0/y.npy)" \
 		'{tool: "cko-run", tensor: "y", set: 0, expected: $e, expected_stamp: {bytes: $b, mtime_ns: $ns},
 		  digest: "0123456789abcdef", nan_equal: true,
-		  compare: {status: $st, count: 4, mismatches: (if $st == "pass" then 0 else 1 end), max_abs: 0.5,
+		  compare: {status: $st, count: 4, mismatches: (if $st == "fail" then 1 else 0 end), max_abs: 0.5,
 			    max_abs_index: [1, 1], max_rel: 0.125, nan: 0, inf: 0, poison: 0, rtol: 1e-05, atol: 0.6, first: []}}' \
 		>r/out/x/0/y.json
 }
-verdict pass
+verdict ok
 expect_status compare/device-verdict 0 cko-compare --requests -o v.json r/req/x.json
-expect_jq compare/device-verdict-json '.status == "pass" and .cases[0].sets[0].tensors.y.compared_on == "device" and .cases[0].sets[0].tensors.y.max_abs == 0.5' v.json
+expect_jq compare/device-verdict-json '.status == "ok" and .cases[0].sets[0].tensors.y.compared_on == "device" and .cases[0].sets[0].tensors.y.max_abs == 0.5' v.json
+# The legacy word of older run folders' records ("pass") is still taken,
+# and compare.json says "ok" for it.
+verdict pass
+expect_status compare/device-verdict-legacy 0 cko-compare --requests -o v.json r/req/x.json
+expect_jq compare/device-verdict-legacy-json '.status == "ok" and .cases[0].status == "ok" and .cases[0].sets[0].status == "ok" and .cases[0].sets[0].tensors.y.status == "ok"' v.json
 verdict fail
 expect_status compare/device-verdict-fail 1 cko-compare --requests -o discard.json r/req/x.json
-verdict pass
+verdict ok
 expect_status compare/device-verdict-tolerance 2 cko-compare --requests --atol 0 -o discard.json r/req/x.json
 expect_grep compare/device-verdict-tolerance-says 'y.json: compared on the device with rtol 1e-05, atol 0.6.*--keep-outputs' "$T/last.err"
-verdict pass ../../../cases/x/in/0/y.npy
+verdict ok ../../../cases/x/in/0/y.npy
 cp e.npy r/cases/x/in/0/y.npy
 expect_status compare/device-verdict-other-file 2 cko-compare --requests -o discard.json r/req/x.json
 expect_grep compare/device-verdict-other-file-says 'compared with .*in/0/y.npy, not .*expected/0/y.npy' "$T/last.err"
-verdict pass
+verdict ok
 touch -d '2001-01-01' r/cases/x/expected/0/y.npy
 expect_status compare/device-verdict-changed 2 cko-compare --requests -o discard.json r/req/x.json
 expect_grep compare/device-verdict-changed-says 'expected/0/y.npy: changed since cko-run compared' "$T/last.err"

@@ -24,7 +24,7 @@ reader=$!
 expect_status write/fifo 0 cko-compare -o fifo e.npy a.npy
 wait $reader
 if [ -p fifo ]; then ok write/fifo-stays; else fail write/fifo-stays "$(ls -l fifo)"; fi
-expect_jq write/fifo-content '.status == "pass"' fifo.out
+expect_jq write/fifo-content '.status == "ok"' fifo.out
 
 mkdir other
 echo keep >other/target.json

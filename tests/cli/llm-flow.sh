@@ -63,6 +63,9 @@ mkdir -p iter-000/c0 iter-001
 cp workload/initial.cu iter-000/c0/kernel.cu
 cp workload/launch.json iter-000/c0/launch.json
 cp "$LLMDATA/run/iter-000/c0/result.json" iter-000/c0/result.json
+# run.mk ranks the iterations before into iter-001/history.json first: the
+# context takes the best from there.
+expect_status llm-flow-history 0 cko-rank --run . --upto 0 -o iter-001/history.json
 cko-llm context --run . --iter 1 -o iter-001/context.md --meta iter-001/meta.json
 expect_jq llm-flow-meta '.template == "propose" and .parent == "iter-000/c0"' iter-001/meta.json
 cko-llm render -t "$(jq -r .template iter-001/meta.json)" -v context=iter-001/context.md -o iter-001/prompt.json

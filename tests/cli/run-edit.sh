@@ -47,7 +47,7 @@ printf '// FAKE: ok time=0.25\n%s\n' "$copy" >"$run/iter-001/c0/kernel.cu"
 expect_status run-edit/remake 0 mk
 expect_jq run-edit/recompiled '.status == "ok" and .source == "iter-001/c0/kernel.cu"' "$run/iter-001/c0/compile.json"
 expect_jq run-edit/reverified '.status == "ok"' "$run/iter-001/c0/run.json"
-expect_jq run-edit/recompared '.status == "ok" or .status == "pass"' "$run/iter-001/c0/compare.json"
+expect_jq run-edit/recompared '.status == "ok"' "$run/iter-001/c0/compare.json"
 expect_jq run-edit/history-recomputed '.candidates[1].status == "ok" and .candidates[1].geomean_ms == 0.25 and .best == "iter-001/c0"' "$run/history.json"
 expect_jq run-edit/summary-recomputed '.best == "iter-001/c0"' "$run/summary.json"
 grep -q 'time=0.25' "$run/best.cu" && ok run-edit/best-cu || fail run-edit/best-cu "best.cu is not the edited kernel"
