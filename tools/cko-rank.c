@@ -1,8 +1,14 @@
 /* cko-rank: verdicts and ranking. --candidate turns one candidate's step
  * files into result.json (the first failing stage decides; a time under the
  * speed-of-light floor or an implausible speedup invalidates); --run gathers
- * the results into history.json and, with --summary, the summary, best.cu,
- * best-launch.json and replay requests; --print shows a summary as text. */
+ * the results (the run-folder reader, cko_run_read) into history.json and
+ * decides the best, the one place that does (docs/formats.md, "Reading a
+ * run folder"); with --summary also the summary, best.cu, best-launch.json
+ * and replay requests; --print shows a summary as text.
+ *
+ * In this file: the verdict of a candidate (verdict_*, result_*), the
+ * speed of light (sol_*), the budget (budget_*), the run's ranking
+ * (ranking_*, history_*, summary_*, write_*), the printed summary. */
 #include "cko.h"
 #include "tune.h"
 
@@ -158,58 +164,118 @@ typedef struct {
 	double floor_slack, max_speedup;
 } cand_opts;
 
-static int rank_candidate(const char *dir, const cand_opts *o, const char *out_path)
-{
-	char *id = candidate_id(dir);
-	char *run_dir = xasprintf("%s/../..", dir), *cases_dir = xasprintf("%s/cases", run_dir);
-	cJSON *r = cJSON_CreateObject();
-	cJSON_AddStringToObject(r, "tool", "cko-rank");
-	cJSON_AddStringToObject(r, "id", id);
-	const char *dash = strchr(id, '-');
-	cJSON_AddNumberToObject(r, "iteration", dash ? atoi(dash + 1) : 0);
-	cJSON *prop = load_opt(dir, "proposal.json"), *launch = load_opt(dir, "launch.json");
-	cJSON *comp = load_opt(dir, "compile.json"), *reqs = load_opt(dir, "requests/index.json");
-	cJSON *run = load_opt(dir, "run.json"), *cmp = load_opt(dir, "compare.json");
-	cJSON *bench = load_opt(dir, "bench.json"), *prof = load_opt(dir, "profile.json");
-	cJSON *props = o->props && cko_exists(o->props) ? cko_json_load(o->props) : NULL;
-	cJSON *ref = o->reference && cko_exists(o->reference) ? cko_json_load(o->reference) : NULL;
-	cJSON *index = load_opt(cases_dir, "index.json");
-	if (!index)
-		index = cJSON_CreateArray();
+/* A candidate folder's step records and what its verdict needs. */
+typedef struct {
+	cJSON *prop, *launch, *comp, *reqs, *run, *cmp, *bench, *prof, *props, *ref, *index;
+	char *cases_dir;
+	/* the verdict: status "ok", "invalid" or "skipped", the stage, why */
+	const char *status, *stage;
+	char *reason;
+} verdict;
 
-	const char *status = "ok", *stage = NULL;
-	char *reason = NULL;
+static void verdict_load(verdict *v, const char *dir, const cand_opts *o)
+{
+	memset(v, 0, sizeof *v);
+	v->prop = load_opt(dir, "proposal.json");
+	v->launch = load_opt(dir, "launch.json");
+	v->comp = load_opt(dir, "compile.json");
+	v->reqs = load_opt(dir, "requests/index.json");
+	v->run = load_opt(dir, "run.json");
+	v->cmp = load_opt(dir, "compare.json");
+	v->bench = load_opt(dir, "bench.json");
+	v->prof = load_opt(dir, "profile.json");
+	v->props = o->props && cko_exists(o->props) ? cko_json_load(o->props) : NULL;
+	v->ref = o->reference && cko_exists(o->reference) ? cko_json_load(o->reference) : NULL;
+	v->cases_dir = xasprintf("%s/../../cases", dir);
+	v->index = load_opt(v->cases_dir, "index.json");
+	if (!v->index)
+		v->index = cJSON_CreateArray();
+	v->status = "ok";
+}
+
+static void verdict_free(verdict *v)
+{
+	cJSON *all[] = {v->prop, v->launch, v->comp, v->reqs, v->run, v->cmp, v->bench, v->prof, v->props, v->ref, v->index};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		cJSON_Delete(all[i]);
+	free(v->cases_dir);
+	free(v->reason);
+}
+
+static void verdict_set(verdict *v, const char *status, const char *stage, char *reason)
+{
+	v->status = status;
+	v->stage = stage;
+	free(v->reason);
+	v->reason = reason;
+}
+
+/* The first step that is not ok decides (docs/run.md). */
+static void verdict_steps(verdict *v, cJSON *r)
+{
+	const cJSON *prop = v->prop;
 	if (!prop) {
-		status = "invalid", stage = "propose", reason = xstrdup("no proposal.json");
+		verdict_set(v, "invalid", "propose", xstrdup("no proposal.json"));
 	} else if (!strcmp(status_of(prop), "none")) {
-		status = "skipped", stage = "propose";
-		reason = cko_text_visible(cko_jstr_opt(prop, "note", "nothing proposed"));
+		verdict_set(v, "skipped", "propose", cko_text_visible(cko_jstr_opt(prop, "note", "nothing proposed")));
 	} else if (!strcmp(status_of(prop), "stopped")) {
 		/* The run's budget stopped it (mk/run.mk, --sol-stop, --patience). */
-		status = "skipped", stage = "budget";
-		reason = cko_text_visible(cko_jstr_opt(prop, "reason", "the run's budget stopped it"));
+		verdict_set(v, "skipped", "budget", cko_text_visible(cko_jstr_opt(prop, "reason", "the run's budget stopped it")));
 		cJSON_AddStringToObject(r, "stopped", cko_jstr_opt(prop, "ended", "budget"));
 	} else if (!is_ok(prop)) {
-		status = "invalid", stage = "propose";
-		reason = cko_text_visible(cko_jstr_opt(prop, "reason", "invalid proposal"));
-	} else if (!is_ok(comp)) {
-		status = "invalid", stage = "compile", reason = log_errors(cko_jstr_opt(comp, "log", ""));
-	} else if (!is_ok(reqs)) {
-		status = "invalid", stage = "launch";
-		reason = xasprintf("launch rule fails for case %s: %s", cko_jstr_opt(reqs, "case", "?"),
-				   cko_jstr_opt(reqs, "message", ""));
-	} else if (!is_ok(run)) {
-		status = "invalid", stage = "run", reason = first_failure(run, "run");
-	} else if (!is_ok(cmp)) {
-		status = "invalid", stage = "compare", reason = first_failure(cmp, "compare");
-	} else if (!is_ok(bench)) {
-		status = "invalid", stage = "bench", reason = first_failure(bench, "bench");
+		verdict_set(v, "invalid", "propose", cko_text_visible(cko_jstr_opt(prop, "reason", "invalid proposal")));
+	} else if (!is_ok(v->comp)) {
+		verdict_set(v, "invalid", "compile", log_errors(cko_jstr_opt(v->comp, "log", "")));
+	} else if (!is_ok(v->reqs)) {
+		verdict_set(v, "invalid", "launch",
+			    xasprintf("launch rule fails for case %s: %s", cko_jstr_opt(v->reqs, "case", "?"),
+				      cko_jstr_opt(v->reqs, "message", "")));
+	} else if (!is_ok(v->run)) {
+		verdict_set(v, "invalid", "run", first_failure(v->run, "run"));
+	} else if (!is_ok(v->cmp)) {
+		verdict_set(v, "invalid", "compare", first_failure(v->cmp, "compare"));
+	} else if (!is_ok(v->bench)) {
+		verdict_set(v, "invalid", "bench", first_failure(v->bench, "bench"));
 	}
+}
 
-	cJSON *cases = cJSON_AddArrayToObject(r, "cases");
+/* A verified performance case's time against the speed-of-light floor (the
+ * nominal peaks times --floor-slack) and the reference (--max-speedup):
+ * the first that breaks either invalidates the candidate. */
+static void verdict_floor(verdict *v, const cand_opts *o, const char *name, double ms, cJSON *c)
+{
+	double fl = case_num(v->cases_dir, name, "flops"), by = case_num(v->cases_dir, name, "bytes");
+	const cJSON *peak = cko_jget(v->props, "peak");
+	double pf = cko_jnum_opt(peak, "fp32_tflops", 0), pb = cko_jnum_opt(peak, "dram_gbps", 0);
+	double floor_ms = 0;
+	if (fl > 0 && pf > 0)
+		floor_ms = fmax(floor_ms, fl / (pf * 1e12) * 1e3);
+	if (by > 0 && pb > 0)
+		floor_ms = fmax(floor_ms, by / (pb * 1e9) * 1e3);
+	floor_ms *= o->floor_slack;
+	if (floor_ms > 0)
+		cJSON_AddNumberToObject(c, "floor_ms", floor_ms);
+	double ref_ms = cko_jnum_opt(find_case(v->ref, name), "median_ms", 0);
+	if (strcmp(v->status, "ok"))
+		return;
+	if (floor_ms > 0 && ms < floor_ms)
+		verdict_set(v, "invalid", "floor",
+			    xasprintf("case %s: %.4g ms is below the speed-of-light floor of %.4g ms "
+				      "(%.3g FLOP, %.3g bytes at the GPU's peak rates)",
+				      name, ms, floor_ms, fl, by));
+	else if (ref_ms > 0 && ms > 0 && ref_ms / ms > o->max_speedup)
+		verdict_set(v, "invalid", "floor",
+			    xasprintf("case %s: a %.0fx speedup over the reference is implausible (bound %.0fx)", name,
+				      ref_ms / ms, o->max_speedup));
+}
+
+/* result.json's cases[], one per case of cases/index.json; returns the
+ * geometric mean of the performance cases' medians (0: none). */
+static double verdict_cases(verdict *v, const cand_opts *o, cJSON *cases)
+{
 	double logsum = 0;
 	int nperf = 0;
-	for (const cJSON *e = index->child; e; e = e->next) {
+	for (const cJSON *e = v->index->child; e; e = e->next) {
 		const char *name = cko_jstr_opt(e, "name", "?");
 		int perf = !strcmp(cko_jstr_opt(e, "kind", ""), "performance");
 		cJSON *c = cJSON_CreateObject();
@@ -217,77 +283,40 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 		cJSON_AddStringToObject(c, "case", name);
 		cJSON_AddStringToObject(c, "kind", cko_jstr_opt(e, "kind", "?"));
 		cJSON_AddBoolToObject(c, "hidden", cJSON_IsTrue(cko_jget(e, "hidden")));
-		const cJSON *rc = find_case(run, name), *cc = find_case(cmp, name), *bc = find_case(bench, name);
+		const cJSON *rc = find_case(v->run, name), *cc = find_case(v->cmp, name), *bc = find_case(v->bench, name);
 		const char *cs = !rc ? "not run" : !is_ok(rc) ? status_of(rc) : cc && !is_ok(cc) ? "wrong" : "ok";
 		if (perf && bc && !is_ok(bc))
 			cs = status_of(bc);
 		cJSON_AddStringToObject(c, "status", cs);
-		if (perf && bc && cJSON_IsNumber(cko_jget(bc, "median_ms"))) {
-			double ms = cko_jget(bc, "median_ms")->valuedouble;
-			cJSON_AddNumberToObject(c, "median_ms", ms);
-			cJSON_AddNumberToObject(c, "cv", cko_jnum_opt(bc, "cv", 0));
-			if (ms > 0) {
-				logsum += log(ms);
-				nperf++;
-			}
-			/* The speed-of-light floor: no kernel beats the peak rates. */
-			double fl = case_num(cases_dir, name, "flops"), by = case_num(cases_dir, name, "bytes");
-			const cJSON *peak = cko_jget(props, "peak");
-			double pf = cko_jnum_opt(peak, "fp32_tflops", 0), pb = cko_jnum_opt(peak, "dram_gbps", 0);
-			double floor_ms = 0;
-			if (fl > 0 && pf > 0)
-				floor_ms = fmax(floor_ms, fl / (pf * 1e12) * 1e3);
-			if (by > 0 && pb > 0)
-				floor_ms = fmax(floor_ms, by / (pb * 1e9) * 1e3);
-			floor_ms *= o->floor_slack;
-			if (floor_ms > 0)
-				cJSON_AddNumberToObject(c, "floor_ms", floor_ms);
-			const cJSON *rb = find_case(ref, name);
-			double ref_ms = cko_jnum_opt(rb, "median_ms", 0);
-			if (!strcmp(status, "ok") && floor_ms > 0 && ms < floor_ms) {
-				status = "invalid", stage = "floor";
-				free(reason);
-				reason = xasprintf("case %s: %.4g ms is below the speed-of-light floor of %.4g ms "
-						   "(%.3g FLOP, %.3g bytes at the GPU's peak rates)",
-						   name, ms, floor_ms, fl, by);
-			} else if (!strcmp(status, "ok") && ref_ms > 0 && ms > 0 && ref_ms / ms > o->max_speedup) {
-				status = "invalid", stage = "floor";
-				free(reason);
-				reason = xasprintf("case %s: a %.0fx speedup over the reference is implausible (bound %.0fx)",
-						   name, ref_ms / ms, o->max_speedup);
-			}
+		if (!perf || !bc || !cJSON_IsNumber(cko_jget(bc, "median_ms")))
+			continue;
+		double ms = cko_jget(bc, "median_ms")->valuedouble;
+		cJSON_AddNumberToObject(c, "median_ms", ms);
+		cJSON_AddNumberToObject(c, "cv", cko_jnum_opt(bc, "cv", 0));
+		if (ms > 0) {
+			logsum += log(ms);
+			nperf++;
 		}
+		verdict_floor(v, o, name, ms, c);
 	}
-	cJSON_AddStringToObject(r, "status", status);
-	if (stage)
-		cJSON_AddStringToObject(r, "stage", stage);
-	else
-		cJSON_AddNullToObject(r, "stage");
-	const cJSON *steps[] = {comp, run, bench};
-	cJSON *sbx = cJSON_CreateArray();
-	for (int k = 0; k < 3; k++) {
-		const char *v = cko_jstr_opt(steps[k], "sandbox", NULL);
-		if (v && !cko_json_array_has(sbx, v))
-			cJSON_AddItemToArray(sbx, cJSON_CreateString(v));
-	}
-	cJSON_AddItemToObject(r, "sandbox", sbx);
-	if (reason)
-		cJSON_AddStringToObject(r, "reason", reason);
-	else
-		cJSON_AddNullToObject(r, "reason");
-	if (!strcmp(status, "ok") && nperf)
-		cJSON_AddNumberToObject(r, "geomean_ms", exp(logsum / nperf));
+	return nperf ? exp(logsum / nperf) : 0;
+}
+
+/* What result.json copies from the proposal: its text with controls shown,
+ * the content hash (computed for proposers that give none), the defines. */
+static void result_proposal(cJSON *r, const verdict *v, const char *dir)
+{
 	static const char *pk[] = {"proposer", "note", "parent", "hash", "variant", "strategy", "model", "memory"};
 	for (size_t i = 0; i < sizeof pk / sizeof pk[0]; i++) {
-		const cJSON *v = cko_jget(prop, pk[i]);
-		if (cJSON_IsString(v)) {
+		const cJSON *x = cko_jget(v->prop, pk[i]);
+		if (cJSON_IsString(x)) {
 			/* proposers' text (a model's, a hand-written note.txt) goes to
 			 * history.json and terminals with its controls shown */
-			char *t = cko_text_visible(v->valuestring);
+			char *t = cko_text_visible(x->valuestring);
 			cJSON_AddStringToObject(r, pk[i], t);
 			free(t);
-		} else if (v) {
-			cJSON_AddItemToObject(r, pk[i], cJSON_Duplicate(v, 1));
+		} else if (x) {
+			cJSON_AddItemToObject(r, pk[i], cJSON_Duplicate(x, 1));
 		}
 	}
 	if (!cko_jget(r, "hash")) {
@@ -296,34 +325,72 @@ static int rank_candidate(const char *dir, const cand_opts *o, const char *out_p
 		size_t n = 0;
 		char err[256], sha[65];
 		char *text = cko_try_read_file(src, 4u << 20, &n, err, sizeof err);
-		cko_candidate_hash(text ? text : "", text ? n : 0, launch, sha);
+		cko_candidate_hash(text ? text : "", text ? n : 0, v->launch, sha);
 		cJSON_AddStringToObject(r, "hash", sha);
 		free(text);
 		free(src);
 	}
-	if (cko_jget(launch, "defines"))
-		cJSON_AddItemToObject(r, "defines", cJSON_Duplicate(cko_jget(launch, "defines"), 1));
-	if (is_ok(comp)) {
-		cJSON_AddNumberToObject(r, "registers", cko_jnum_opt(comp, "registers", 0));
-		cJSON_AddNumberToObject(r, "spills", cko_jnum_opt(comp, "spill_stores", 0) + cko_jnum_opt(comp, "spill_loads", 0));
+	if (cko_jget(v->launch, "defines"))
+		cJSON_AddItemToObject(r, "defines", cJSON_Duplicate(cko_jget(v->launch, "defines"), 1));
+}
+
+/* What result.json takes from the steps: registers, spills, the profile,
+ * each step's seconds. */
+static void result_steps(cJSON *r, const verdict *v)
+{
+	if (is_ok(v->comp)) {
+		cJSON_AddNumberToObject(r, "registers", cko_jnum_opt(v->comp, "registers", 0));
+		cJSON_AddNumberToObject(r, "spills",
+					cko_jnum_opt(v->comp, "spill_stores", 0) + cko_jnum_opt(v->comp, "spill_loads", 0));
 	}
-	if (prof && is_ok(prof))
+	if (v->prof && is_ok(v->prof))
 		cJSON_AddStringToObject(r, "profile", "profile.json");
 	cJSON *secs = cJSON_AddObjectToObject(r, "seconds");
-	cJSON_AddNumberToObject(secs, "compile", cko_jnum_opt(comp, "time_s", 0));
-	cJSON_AddNumberToObject(secs, "run", cko_jnum_opt(run, "seconds", 0));
-	cJSON_AddNumberToObject(secs, "compare", cko_jnum_opt(cmp, "seconds", 0));
-	cJSON_AddNumberToObject(secs, "bench", cko_jnum_opt(bench, "seconds", 0));
+	cJSON_AddNumberToObject(secs, "compile", cko_jnum_opt(v->comp, "time_s", 0));
+	cJSON_AddNumberToObject(secs, "run", cko_jnum_opt(v->run, "seconds", 0));
+	cJSON_AddNumberToObject(secs, "compare", cko_jnum_opt(v->cmp, "seconds", 0));
+	cJSON_AddNumberToObject(secs, "bench", cko_jnum_opt(v->bench, "seconds", 0));
+}
+
+static int rank_candidate(const char *dir, const cand_opts *o, const char *out_path)
+{
+	char *id = candidate_id(dir);
+	verdict v;
+	verdict_load(&v, dir, o);
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "tool", "cko-rank");
+	cJSON_AddStringToObject(r, "id", id);
+	const char *dash = strchr(id, '-');
+	cJSON_AddNumberToObject(r, "iteration", dash ? atoi(dash + 1) : 0);
+	verdict_steps(&v, r);
+	double gm = verdict_cases(&v, o, cJSON_AddArrayToObject(r, "cases"));
+	cJSON_AddStringToObject(r, "status", v.status);
+	if (v.stage)
+		cJSON_AddStringToObject(r, "stage", v.stage);
+	else
+		cJSON_AddNullToObject(r, "stage");
+	const cJSON *steps[] = {v.comp, v.run, v.bench};
+	cJSON *sbx = cJSON_CreateArray();
+	for (int k = 0; k < 3; k++) {
+		const char *s = cko_jstr_opt(steps[k], "sandbox", NULL);
+		if (s && !cko_json_array_has(sbx, s))
+			cJSON_AddItemToArray(sbx, cJSON_CreateString(s));
+	}
+	cJSON_AddItemToObject(r, "sandbox", sbx);
+	if (v.reason)
+		cJSON_AddStringToObject(r, "reason", v.reason);
+	else
+		cJSON_AddNullToObject(r, "reason");
+	if (!strcmp(v.status, "ok") && gm > 0)
+		cJSON_AddNumberToObject(r, "geomean_ms", gm);
+	result_proposal(r, &v, dir);
+	result_steps(r, &v);
 	cko_json_write(out_path, r);
-	if (strcmp(status, "ok"))
-		cko_info("%s: %s at %s: %s", id, status, stage, reason ? reason : "");
-	cJSON *all[] = {r, prop, launch, comp, reqs, run, cmp, bench, prof, props, ref, index};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		cJSON_Delete(all[i]);
-	free(reason);
+	if (strcmp(v.status, "ok"))
+		cko_info("%s: %s at %s: %s", id, v.status, v.stage, v.reason ? v.reason : "");
+	cJSON_Delete(r);
+	verdict_free(&v);
 	free(id);
-	free(run_dir);
-	free(cases_dir);
 	return 0;
 }
 
