@@ -46,7 +46,7 @@ static int cand_num(const char *name)
 static int cmp_num(const void *a, const void *b)
 {
 	const cko_cand *x = a, *y = b;
-	return x->num - y->num;
+	return x->num != y->num ? (x->num > y->num) - (x->num < y->num) : strcmp(x->id, y->id); /* c01 before c1 */
 }
 
 void cko_run_read(const char *run, int from, int upto, cko_run *out)
