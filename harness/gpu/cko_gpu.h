@@ -174,15 +174,13 @@ int cko_gpu_attr(const cko_gpu *g, CUdevice_attribute a);
 size_t cko_flush_bytes(const cko_gpu *g);
 
 /* ---- exec.c: one request's buffers on the device ----
- * Every buffer starts on a CKO_BUF_ALIGN boundary, as cudaMalloc's would, with
- * CKO_GUARD_BYTES of guard pattern on either side; outputs
+ * Every buffer has CKO_GUARD_BYTES of guard pattern on either side; outputs
  * are poisoned before each launch; inout buffers are restored from a
  * device-side pristine copy. */
 #define CKO_POISON_A 0xff
 #define CKO_POISON_B 0x7f
 #define CKO_GUARD 0xa5
 #define CKO_GUARD_BYTES 4096
-#define CKO_BUF_ALIGN ((size_t)2 << 20) /* where a request buffer starts */
 typedef struct {
 	CUdeviceptr base, ptr, pristine;
 	size_t bytes;

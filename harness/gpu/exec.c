@@ -227,14 +227,9 @@ int cko_exec_open(cko_exec *x, const cko_request *rq, int nsets, char *err, size
 			}
 			cko_dbuf *b = &x->dev[k];
 			b->bytes = param_bytes(q);
-			/* The buffer starts where cudaMalloc's would, on a 2 MB
-			 * boundary, with a guard on each side: a kernel whose
-			 * time depends on its addresses (L2 sets, DRAM pages)
-			 * times as it will in a program. */
-			size_t span = b->bytes + CKO_BUF_ALIGN + 2 * CKO_GUARD_BYTES;
-			CU_CHECK(cuMemAlloc(&b->base, span));
-			CU_CHECK(cuMemsetD8(b->base, CKO_GUARD, span));
-			b->ptr = (b->base + CKO_GUARD_BYTES + CKO_BUF_ALIGN - 1) & ~(CUdeviceptr)(CKO_BUF_ALIGN - 1);
+			CU_CHECK(cuMemAlloc(&b->base, b->bytes + 2 * CKO_GUARD_BYTES));
+			CU_CHECK(cuMemsetD8(b->base, CKO_GUARD, b->bytes + 2 * CKO_GUARD_BYTES));
+			b->ptr = b->base + CKO_GUARD_BYTES;
 			x->vals[k] = (uint64_t)b->ptr;
 			if (q->p.role != CKO_OUT)
 				upload(b->ptr, &x->host[k], b->bytes);
@@ -379,7 +374,7 @@ static int check_guards(cko_exec *x, int s, char *msg, size_t n)
 		if (!q->p.is_buffer)
 			continue;
 		for (int side = 0; side < 2; side++) {
-			CUdeviceptr at = side ? b->ptr + b->bytes : b->ptr - CKO_GUARD_BYTES;
+			CUdeviceptr at = side ? b->ptr + b->bytes : b->base;
 			CU_CHECK(cuMemcpyDtoH(g, at, CKO_GUARD_BYTES));
 			for (size_t j = 0; j < CKO_GUARD_BYTES; j++) {
 				if (g[j] == CKO_GUARD)
