@@ -608,6 +608,8 @@ int main(int argc, char **argv)
 	buf_printf(&mk, "TIMEOUT     := %g\n", timeout > 0 ? timeout : 10);
 	buf_printf(&mk, "WARMUP      ?= 10\n");
 	buf_printf(&mk, "TIMED       ?= 100\n");
+	buf_printf(&mk, "REF_WARMUP  ?= 2\n");
+	buf_printf(&mk, "REF_TIMED   ?= 20\n");
 	buf_printf(&mk, "COMPILE_TIMEOUT := %g\n", compile_timeout);
 	buf_printf(&mk, "COMPILE_MEMORY := %g\n", compile_memory);
 	buf_printf(&mk, "SANDBOX     := %s\n", cko_sandbox_enabled() ? "on" : "off");
