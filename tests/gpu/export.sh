@@ -24,9 +24,9 @@ driver() {
 	"#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <algorithm>\n#include <vector>\n#include \"\($n).h\"",
 	"static void *npy(const char *path, size_t bytes)\n{\n\tFILE *f = fopen(path, \"rb\");\n\tunsigned char h[12];\n\tif (!f || fread(h, 1, 10, f) != 10) { perror(path); exit(3); }\n\tsize_t off = h[6] == 1 ? 10 + (h[8] | h[9] << 8) : (fread(h + 10, 1, 2, f), 12 + (h[8] | h[9] << 8 | h[10] << 16 | (size_t)h[11] << 24));\n\tvoid *p = malloc(bytes);\n\tif (fseek(f, (long)off, SEEK_SET) || fread(p, 1, bytes, f) != bytes) { fprintf(stderr, \"%s: short\\n\", path); exit(3); }\n\tfclose(f);\n\treturn p;\n}",
 	"#define CK(x) do { cudaError_t r_ = (x); if (r_ != cudaSuccess) { fprintf(stderr, \"%s: %s\\n\", #x, cudaGetErrorString(r_)); exit(3); } } while (0)",
-	"int main(int argc, char **argv)\n{\n\tconst char *in = argv[1];\n\tchar path[4096];\n\t(void)argc;\n\tsize_t offset = getenv(\"CKO_DRIVER_OFFSET\") ? (size_t)atol(getenv(\"CKO_DRIVER_OFFSET\")) : 0;",
+	"int main(int argc, char **argv)\n{\n\tconst char *in = argv[1];\n\tchar path[4096];\n\t(void)argc;\n\tsize_t offset = getenv(\"CKO_DRIVER_OFFSET\") ? (size_t)atol(getenv(\"CKO_DRIVER_OFFSET\")) : 0;\n\tsize_t gap = getenv(\"CKO_DRIVER_GAP\") ? (size_t)atol(getenv(\"CKO_DRIVER_GAP\")) : 0;",
 	(.params[] | select(.kind == "buffer") |
-		"\t\(ctype) *\(.name);\n\tsize_t \(.name)_bytes = (size_t)\(count) * sizeof(\(ctype));\n\tCK(cudaMalloc((void **)&\(.name), \(.name)_bytes + offset));\n\t\(.name) = (\(ctype) *)((char *)\(.name) + offset);" +
+		"\t\(ctype) *\(.name);\n\tsize_t \(.name)_bytes = (size_t)\(count) * sizeof(\(ctype));\n\tCK(cudaMalloc((void **)&\(.name), \(.name)_bytes + offset));\n\t\(.name) = (\(ctype) *)((char *)\(.name) + offset);\n\tif (gap) { void *pad; CK(cudaMalloc(&pad, gap)); }" +
 		(if .role != "out" then
 			"\n\tsnprintf(path, sizeof path, \"%s/\(.name).npy\", in);\n\t{ void *h = npy(path, \(.name)_bytes); CK(cudaMemcpy(\(.name), h, \(.name)_bytes, cudaMemcpyHostToDevice)); free(h); }"
 		 else "" end)),
@@ -114,6 +114,11 @@ for w in ${CKO_WORKLOADS:-sgemm reduce_sum softmax transpose layernorm}; do
 				ms2=$(cd "$T/$w-$c.out" && "$T/$w-$c" "$in")
 				msp=$(cd "$T/$w-$c.out" && CKO_DRIVER_POISON=1 "$T/$w-$c" "$in")
 				mso=$(cd "$T/$w-$c.out" && CKO_DRIVER_OFFSET=4096 "$T/$w-$c" "$in")
+				gaps=
+				for gmb in 2 4 6 8 64; do
+					gaps="$gaps ${gmb}MB $(cd "$T/$w-$c.out" && CKO_DRIVER_GAP=$((gmb << 20)) "$T/$w-$c" "$in")"
+				done
+				echo "info gpu/export-$w-$c-gaps: with a gap allocated after each buffer:$gaps"
 				cko-bench -o "$T/b2.json" "$r" >/dev/null 2>&1
 				cko-bench --no-flush -o "$T/b3.json" "$r" >/dev/null 2>&1
 				echo "info gpu/export-$w-$c-diag: exported again $ms2, exported with poisoned outputs $msp, with buffers 4 KB past cudaMalloc's start $mso," \
