@@ -601,21 +601,10 @@ static void write_config(const init_opts *o, const char *run, const cko_buf *mis
 	cJSON_Delete(conf);
 }
 
-/* The folder of this program, or NULL. */
-static char *bin_dir(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = 0;
-	return cko_dirname(exe);
-}
-
 /* run.mk: every setting with its value, then the include of mk/run.mk. */
 static void write_run_mk(const init_opts *o, const char *share, int generate, cko_buf *mk)
 {
-	char *bin = bin_dir();
+	char *bin = cko_exe_dir();
 	buf_printf(mk, "made by cko-init %s on %s.\n", CKO_VERSION, o->stamp);
 	buf_printf(mk, "# Run it in this folder:  make -f run.mk [ITER=n] [-j n]\n");
 	buf_printf(mk, "CKO_BIN     := %s\n", bin ? bin : "");

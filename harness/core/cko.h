@@ -126,6 +126,8 @@ char *cko_tool_path(const char *name);
 /* The first executable NAME in a folder of $PATH (/usr/bin:/bin when
  * unset), or NULL. Allocated. */
 char *cko_which(const char *name);
+/* The folder of this program (/proc/self/exe's), or NULL. Allocated. */
+char *cko_exe_dir(void);
 /* cko's share folder (mk/, prompts/, workloads/, docs/) from where this
  * program lies (/proc/self/exe's folder BIN): the first of BIN/.. (the
  * source tree), BIN/../share/cko (an installed tree), BIN/../.. and
