@@ -176,6 +176,42 @@ static char *join_args(int argc, char **argv)
 	return b.s;
 }
 
+/* The count passages of c best for query, as text or JSON, to out;
+ * CKO_VERDICT when none matches. */
+static int search(cko_corpus *c, const char *dir, const char *query, int count, int json, const char *out)
+{
+	cko_hit *hits = xcalloc((size_t)count, sizeof *hits);
+	int n = cko_corpus_search(c, query, count, hits);
+	if (n < 0)
+		cko_die(CKO_BADINPUT, "the query '%s' has no words to search for (only stop words)", query);
+	if (json) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "tool", "cko-docs");
+		cJSON_AddStringToObject(o, "status", n ? "ok" : "no_match");
+		cJSON_AddStringToObject(o, "query", query);
+		cJSON_AddStringToObject(o, "corpus", dir);
+		cJSON_AddNumberToObject(o, "passages", c->n);
+		cJSON *r = cJSON_AddArrayToObject(o, "results");
+		for (int i = 0; i < n; i++)
+			cJSON_AddItemToArray(r, hit_json(c, &hits[i], i + 1));
+		cko_json_write(out, o);
+		cJSON_Delete(o);
+	} else {
+		cko_buf b = {0};
+		buf_add(&b, "", 0);
+		for (int i = 0; i < n; i++)
+			print_hit(&b, c, &hits[i], i + 1);
+		cko_write_file(out, b.s, b.len);
+		buf_free(&b);
+	}
+	free(hits);
+	if (!n) {
+		cko_warn("no passage matches '%s'", query);
+		return CKO_VERDICT;
+	}
+	return CKO_OK;
+}
+
 int main(int argc, char **argv)
 {
 	cko_setprog(argv[0]);
@@ -278,41 +314,10 @@ int main(int argc, char **argv)
 	cko_corpus cp = {0};
 	load_corpus(&cp, dir, nocache ? NULL : cache);
 	int status = CKO_OK;
-	if (topic) {
+	if (topic)
 		cko_docs_research(&cp, topic, count > 0 ? count : 12, out);
-	} else {
-		if (count < 0)
-			count = 5;
-		cko_hit *hits = xcalloc((size_t)count, sizeof *hits);
-		int n = cko_corpus_search(&cp, query, count, hits);
-		if (n < 0)
-			cko_die(CKO_BADINPUT, "the query '%s' has no words to search for (only stop words)", query);
-		if (json) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "tool", "cko-docs");
-			cJSON_AddStringToObject(o, "status", n ? "ok" : "no_match");
-			cJSON_AddStringToObject(o, "query", query);
-			cJSON_AddStringToObject(o, "corpus", dir);
-			cJSON_AddNumberToObject(o, "passages", cp.n);
-			cJSON *r = cJSON_AddArrayToObject(o, "results");
-			for (int i = 0; i < n; i++)
-				cJSON_AddItemToArray(r, hit_json(&cp, &hits[i], i + 1));
-			cko_json_write(out, o);
-			cJSON_Delete(o);
-		} else {
-			cko_buf b = {0};
-			buf_add(&b, "", 0);
-			for (int i = 0; i < n; i++)
-				print_hit(&b, &cp, &hits[i], i + 1);
-			cko_write_file(out, b.s, b.len);
-			buf_free(&b);
-		}
-		if (!n) {
-			cko_warn("no passage matches '%s'", query);
-			status = CKO_VERDICT;
-		}
-		free(hits);
-	}
+	else
+		status = search(&cp, dir, query, count > 0 ? count : 5, json, out);
 	cko_corpus_free(&cp);
 	free(dir);
 	free(query);
