@@ -28,7 +28,7 @@ NVCC     ?= $(CUDA)/bin/nvcc
 # and one folder per single-tool subsystem, each its own library. A tool
 # links the core and what it names below; only the GPU tools see the CUDA
 # toolkit (its headers, libnvrtc), so the rest build without it.
-SUBSYS      = llm tune ncu search gen export
+SUBSYS      = http llm tune ncu search gen export
 hobjs       = $(patsubst harness/%.c,$(B)/harness/%.o,$(wildcard harness/$(1)/*.c))
 lib         = $(B)/libcko-$(1).a
 CORE        = $(call lib,core)
@@ -54,6 +54,8 @@ $(B)/harness/%.o: harness/%.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(B)/harness/gpu/%.o: CFLAGS += $(GPU_CFLAGS)
+# The model client and the documentation fetcher are clients of harness/http.
+$(B)/harness/llm/%.o $(B)/harness/search/%.o: CFLAGS += -Iharness/http
 
 # The device-side comparison (harness/gpu/gpu_compare.cu): built by nvcc (SASS
 # for sm_90, PTX for the driver to compile for others) and embedded as bytes.
@@ -82,6 +84,7 @@ $(B)/libcko-%.a:
 	ar rcs $@ $^
 $(CORE): $(call hobjs,core)
 $(GPU): $(call hobjs,gpu)
+$(call lib,http): $(call hobjs,http)
 $(call lib,llm): $(call hobjs,llm)
 $(call lib,tune): $(call hobjs,tune)
 $(call lib,ncu): $(call hobjs,ncu)
@@ -101,6 +104,7 @@ $(GPU_TOOLS): $(GPU)
 $(GPU_TOOLS): LDFLAGS += $(GPU_LDFLAGS)
 $(GPU_TOOLS): LDLIBS += -lnvrtc
 $(BINDIR)/cko-llm $(BINDIR)/cko-init: $(call lib,llm)
+$(BINDIR)/cko-llm $(BINDIR)/cko-init $(BINDIR)/cko-docs: $(call lib,http)
 $(BINDIR)/cko-llm $(BINDIR)/cko-init $(BINDIR)/cko-docs: LDLIBS += -lcurl
 $(BINDIR)/cko-tune $(BINDIR)/cko-rank: $(call lib,tune)
 $(BINDIR)/cko-profile: $(call lib,ncu)

@@ -14,6 +14,8 @@
 #   cost [W...] one candidate, compile to result.json, on each workload
 #               (benchmarks/candidate-cost.sh); with .device/before.tar (a
 #               git archive of an earlier commit) that build first, then this
+#   demo-stop   a 12-iteration sgemm tuner run with the budget's stop, then
+#               the same run made to the end with STOP=off (issue 19)
 #   memory      two sgemm tuner runs on a fresh memory store (3 x 4, then 1 x 4)
 #   llm         tests/cli/run-llm.sh with the real GPU tools (fake model server)
 #   demo        make demo
@@ -106,6 +108,29 @@ while [ $# -gt 0 ]; do
 		fi
 		RESULTS=/dev/shm/cost timeout "${STEP_TIMEOUT:-560}" sh benchmarks/candidate-cost.sh ${before:+-B $before} $ws |
 			tee "$L/cost.tsv"
+		;;
+	demo-stop)
+		# The budget's stop on the demo's workload (issue 19): a run of
+		# DEMO_STOP_ITER iterations with the default stop (the tuner's
+		# patience 5, 1% gain); then its stopped iterations removed and made
+		# again with STOP=off, so the same run goes on to the whole budget.
+		# Both: why it ended, the best, the GPU seconds (run + bench).
+		R=/dev/shm/demo-stop; rm -rf "$R"
+		n=${DEMO_STOP_ITER:-12}
+		run=$(cko-init --workload sgemm --max-iterations "$n" --candidates 4 --no-memory --run-dir "$R")
+		s0=$(date +%s)
+		timeout 300 make -C "$run" -f run.mk >"$L/demo-stop-a.log" 2>&1; echo "with the stop: make $?, $(( $(date +%s) - s0 )) s"
+		jq -c '{ended, best, best_geomean_ms, fraction_of_baseline, budget}' "$run/summary.json"
+		mkdir -p "$L/demo-stop"; cp "$run/summary.json" "$L/demo-stop/summary-stop.json"; cp "$run/history.json" "$L/demo-stop/history-stop.json"
+		ran=$(jq '.budget.iterations_run' "$run/summary.json")
+		i=$((ran + 1))
+		while [ "$i" -le "$n" ]; do rm -rf "$run/$(printf 'iter-%03d' "$i")"; i=$((i + 1)); done
+		s0=$(date +%s)
+		timeout 300 make -C "$run" -f run.mk STOP=off >"$L/demo-stop-b.log" 2>&1; echo "then STOP=off: make $?, $(( $(date +%s) - s0 )) s"
+		jq -c '{ended, best, best_geomean_ms, fraction_of_baseline, budget}' "$run/summary.json"
+		cp "$run/summary.json" "$L/demo-stop/summary-full.json"; cp "$run/history.json" "$L/demo-stop/history-full.json"
+		jq -r '[.candidates[] | select(.status == "ok")] | group_by(.iteration) | map("\(.[0].iteration): \(map(.geomean_ms) | min)") | join(", ")' "$run/history.json"
+		rm -rf "$R"
 		;;
 	memory)
 		# Two sgemm tuner runs on a fresh store: the second starts from the

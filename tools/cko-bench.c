@@ -30,11 +30,9 @@ static void usage(int status)
 	exit(status);
 }
 
-static const char *json_out = "-";
-
 typedef struct {
+	cko_reqloop L; /* the shared options, the GPU, bench.json */
 	int warmup, iters, flush, check;
-	double timeout;
 	CUstream st;
 	CUdeviceptr flushbuf;
 	size_t flushbytes;
@@ -116,8 +114,10 @@ static int timed_launches_agree(const bench *B, const cko_exec *x, CUdeviceptr h
 	return ok;
 }
 
-static void bench_request(bench *B, const char *path, cJSON *c)
+/* One request's case; 1 when the context is lost (cko_reqloop_run). */
+static int bench_request(void *arg, const char *path, cJSON *c)
 {
+	bench *B = arg;
 	cko_request rq;
 	cko_request_load(path, &rq);
 	cJSON_AddStringToObject(c, "case", rq.case_name);
@@ -153,7 +153,7 @@ static void bench_request(bench *B, const char *path, cJSON *c)
 	for (int i = 0; i < total && r == CUDA_SUCCESS; i++) {
 		int s = i % x.nsets, t = i - B->warmup;
 		if (B->flush && i > 0) {
-			r = cko_wait_event(done, B->timeout);
+			r = cko_wait_event(done, B->L.timeout);
 			if (r != CUDA_SUCCESS)
 				break;
 			if (cko_exec_reload(&x, err, sizeof err)) {
@@ -180,7 +180,7 @@ static void bench_request(bench *B, const char *path, cJSON *c)
 		CU_CHECK(cuEventRecord(done, B->st));
 	}
 	if (r == CUDA_SUCCESS)
-		r = cko_wait_event(done, B->timeout * (B->flush ? 1 : total));
+		r = cko_wait_event(done, B->L.timeout * (B->flush ? 1 : total));
 	cko_phase_add(CKO_PH_LAUNCH, &tl); /* less the reloads, counted apart */
 	cko_phase_s[CKO_PH_LAUNCH] -= cko_phase_s[CKO_PH_RELOAD] - reload0;
 	if (r != CUDA_SUCCESS) {
@@ -229,6 +229,7 @@ out:
 	if (!B->lost)
 		cko_exec_close(&x);
 	cko_request_free(&rq);
+	return B->lost;
 }
 
 int main(int argc, char **argv)
@@ -237,15 +238,12 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{"warmup", required_argument, 0, 'w'}, {"iterations", required_argument, 0, 'n'},
 		{"no-flush", no_argument, 0, 'F'},     {"check", no_argument, 0, 'c'},
-		{"timeout", required_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
-		{"no-sandbox", no_argument, 0, 'N'},   {"help", no_argument, 0, 'h'},
-		{"after", required_argument, 0, 'A'}, {0, 0, 0, 0},
+		CKO_REQLOOP_LONGOPTS,                  {0, 0, 0, 0},
 	};
-	const char *after = NULL;
-	bench B = {.warmup = 10, .iters = 100, .flush = 1, .timeout = 10};
+	bench B = {.L = CKO_REQLOOP("cko-bench", usage), .warmup = 10, .iters = 100, .flush = 1};
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "w:n:t:o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, CKO_REQLOOP_SHORTOPTS "w:n:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			B.warmup = (int)strtol(optarg, &end, 10);
@@ -259,74 +257,21 @@ int main(int argc, char **argv)
 			break;
 		case 'F': B.flush = 0; break;
 		case 'c': B.check = 1; break;
-		case 't':
-			B.timeout = strtod(optarg, &end);
-			if (*end || !(B.timeout > 0))
-				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
-			break;
-		case 'o': json_out = optarg; break;
-		case 'A': after = optarg; break;
-		case 'N': cko_sandbox_disable(); break;
-		case 'h': usage(0); break;
-		default: usage(2);
+		default: cko_reqloop_option(&B.L, c, optarg);
 		}
 	}
-	if (cko_step_after(after, json_out))
+	if (cko_reqloop_start(&B.L, argc - optind, argv + optind, B.warmup + B.iters))
 		return 0;
-	if (optind >= argc)
-		usage(2);
-	cko_out_check(json_out);
-	cko_requests_check(argc - optind, argv + optind);
-	cko_sandbox_check();
-	int nreq = argc - optind;
-	cko_watchdog(B.timeout * (B.warmup + B.iters) * nreq + 60, cko_watchdog_result, (void *)json_out);
-	double t0 = cko_now(), tp = t0;
-	cko_gpu g;
-	cko_gpu_open(&g);
-	cko_sandbox_gpu_worker(argc - optind, argv + optind, json_out);
-	cko_phase_add(CKO_PH_INIT, &tp);
 	CU_CHECK(cuStreamCreate(&B.st, CU_STREAM_NON_BLOCKING));
 	if (B.flush) {
-		B.flushbytes = cko_flush_bytes(&g);
+		B.flushbytes = cko_flush_bytes(&B.L.gpu);
 		CU_CHECK(cuMemAlloc(&B.flushbuf, B.flushbytes));
 	}
-	cJSON *out = cJSON_CreateObject();
-	cJSON_AddStringToObject(out, "tool", "cko-bench");
-	cJSON_AddStringToObject(out, "status", "ok");
-	cJSON_AddStringToObject(out, "device", g.name);
+	cJSON *out = B.L.result;
 	cJSON_AddNumberToObject(out, "warmup", B.warmup);
 	cJSON_AddNumberToObject(out, "iterations", B.iters);
 	cJSON_AddBoolToObject(out, "flush", B.flush);
 	cJSON_AddStringToObject(out, "sandbox", cko_sandbox_describe());
 	cJSON_AddNumberToObject(out, "flush_bytes", (double)B.flushbytes);
-	cJSON *cases = cJSON_AddArrayToObject(out, "cases");
-	const char *overall = "ok";
-	for (int i = optind; i < argc; i++) {
-		cJSON *cj = cJSON_CreateObject();
-		cJSON_AddItemToArray(cases, cj);
-		cJSON_AddStringToObject(cj, "request", argv[i]);
-		cJSON_AddStringToObject(cj, "status", "ok");
-		if (B.lost) {
-			fail(cj, "skipped", NULL, "not run: an earlier case faulted or timed out");
-			continue;
-		}
-		cko_info("timing %s", argv[i]);
-		bench_request(&B, argv[i], cj);
-		const char *st = cJSON_GetObjectItem(cj, "status")->valuestring;
-		if (strcmp(st, "ok")) {
-			if (!strcmp(overall, "ok"))
-				overall = st;
-			const cJSON *m = cJSON_GetObjectItem(cj, "message");
-			cko_warn("%s: %s%s%s", argv[i], st, m ? ": " : "", m ? m->valuestring : "");
-		}
-	}
-	cJSON_ReplaceItemInObject(out, "status", cJSON_CreateString(overall));
-	cJSON_AddNumberToObject(out, "seconds", cko_now() - t0);
-	cJSON_AddItemToObject(out, "phase_seconds", cko_phase_json());
-	cko_json_write(json_out, out);
-	fflush(NULL);
-	if (B.lost)
-		_exit(CKO_VERDICT);
-	cJSON_Delete(out);
-	return strcmp(overall, "ok") ? CKO_VERDICT : CKO_OK;
+	return cko_reqloop_run(&B.L, "timing", bench_request, &B);
 }

@@ -248,9 +248,24 @@ static void copy_space(const char *space, const char *wdir)
 	cJSON_Delete(s);
 }
 
-int main(int argc, char **argv)
+/* What the options and the config file give. */
+typedef struct {
+	const char *workload, *from, *desc, *config_path, *model, *strategy, *proposals, *results, *launcher;
+	const char *run_dir;
+	long iters, cands, gpus, seed, hseed, patience;
+	double timeout, compile_timeout, compile_memory, sol_stop, min_gain;
+	int nsight, research, sanitize, keep, supplied_ref, use_memory;
+	part parts[NPARTS];
+	cJSON *cfg;          /* the config file, or an empty object */
+	const char *proposer;
+	char stamp[32];      /* when the run was made, UTC */
+} init_opts;
+
+/* The parts a run cannot start without. */
+static const int needed[] = {SIG, CASES, REF, REFL, INIT, INITL};
+
+static void parse_options(int argc, char **argv, init_opts *o)
 {
-	cko_setprog(argv[0]);
 	enum { O_WORKLOAD = 256, O_FROM, O_DESC, O_SIG, O_REF, O_REFL, O_INIT, O_LAUNCH, O_CASES, O_SPACE, O_CONFIG,
 	       O_MODEL, O_ITERS, O_CANDS, O_STRAT, O_SEED, O_HSEED, O_NSIGHT, O_RESEARCH, O_SANITIZE, O_GPUS,
 	       O_TIMEOUT, O_PROPOSALS, O_RESULTS, O_LAUNCHER, O_CTIMEOUT, O_CMEMORY, O_NOSANDBOX, O_KEEP, O_RUNDIR,
@@ -275,19 +290,8 @@ int main(int argc, char **argv)
 		{"min-gain", required_argument, 0, O_MINGAIN}, {"no-memory", no_argument, 0, O_NOMEMORY},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
-	part parts[NPARTS] = {
-		[SIG] = {"signature.json", "--signature", NULL}, [CASES] = {"cases.json", "--input-cases", NULL},
-		[REF] = {"reference.cu", "--reference", NULL}, [REFL] = {"reference-launch.json", "--reference-launch", NULL},
-		[INIT] = {"initial.cu", "--initial-kernel", NULL}, [INITL] = {"launch.json", "--launch", NULL},
-		[DESC] = {"description.txt", "--description", NULL}, [SPACE] = {"space.json", "--space", NULL},
-	};
-	const char *workload = NULL, *from = NULL, *desc = NULL, *config_path = NULL, *model = NULL;
-	const char *strategy = NULL, *proposals = NULL, *results = "results", *launcher = NULL;
-	const char *run_dir = NULL;
-	long iters = -1, cands = -1, gpus = 0, seed = -1, hseed = -1;
-	double timeout = 0, compile_timeout = 60, compile_memory = 4096, sol_stop = 0.9, min_gain = 0.01;
-	long patience = -1; /* by the proposer, below */
-	int nsight = 0, research = 0, sanitize = 0, keep = 0, c, supplied_ref = 0, use_memory = 1;
+	part *parts = o->parts;
+	int c;
 	char *end;
 #define NUM(var, lo_, what)                                                                                        \
 	do {                                                                                                       \
@@ -297,86 +301,84 @@ int main(int argc, char **argv)
 	} while (0)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case O_WORKLOAD: workload = optarg; break;
-		case O_FROM: from = optarg; break;
-		case O_DESC: desc = optarg; break;
+		case O_WORKLOAD: o->workload = optarg; break;
+		case O_FROM: o->from = optarg; break;
+		case O_DESC: o->desc = optarg; break;
 		case O_SIG: parts[SIG].src = abs_path(optarg); break;
-		case O_REF: parts[REF].src = abs_path(optarg); supplied_ref = 1; break;
+		case O_REF: parts[REF].src = abs_path(optarg); o->supplied_ref = 1; break;
 		case O_REFL: parts[REFL].src = abs_path(optarg); break;
 		case O_INIT: parts[INIT].src = abs_path(optarg); break;
 		case O_LAUNCH: parts[INITL].src = abs_path(optarg); break;
 		case O_CASES: parts[CASES].src = abs_path(optarg); break;
 		case O_SPACE: parts[SPACE].src = abs_path(optarg); break;
-		case O_CONFIG: config_path = optarg; break;
-		case O_MODEL: model = optarg; break;
-		case O_ITERS: NUM(iters, 0, "--max-iterations"); break;
-		case O_CANDS: NUM(cands, 1, "--candidates"); break;
-		case O_STRAT: strategy = optarg; break;
-		case O_SEED: NUM(seed, 0, "--seed"); break;
-		case O_HSEED: NUM(hseed, 0, "--hidden-seed"); break;
-		case O_NSIGHT: nsight = 1; break;
-		case O_RESEARCH: research = 1; break;
-		case O_SANITIZE: sanitize = 1; break;
-		case O_GPUS: NUM(gpus, 1, "--gpus"); break;
+		case O_CONFIG: o->config_path = optarg; break;
+		case O_MODEL: o->model = optarg; break;
+		case O_ITERS: NUM(o->iters, 0, "--max-iterations"); break;
+		case O_CANDS: NUM(o->cands, 1, "--candidates"); break;
+		case O_STRAT: o->strategy = optarg; break;
+		case O_SEED: NUM(o->seed, 0, "--seed"); break;
+		case O_HSEED: NUM(o->hseed, 0, "--hidden-seed"); break;
+		case O_NSIGHT: o->nsight = 1; break;
+		case O_RESEARCH: o->research = 1; break;
+		case O_SANITIZE: o->sanitize = 1; break;
+		case O_GPUS: NUM(o->gpus, 1, "--gpus"); break;
 		case O_TIMEOUT:
-			timeout = strtod(optarg, &end);
-			if (*end || !(timeout > 0))
+			o->timeout = strtod(optarg, &end);
+			if (*end || !(o->timeout > 0))
 				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
 			break;
 		case O_CTIMEOUT:
-			compile_timeout = strtod(optarg, &end);
-			if (*end || !(compile_timeout > 0) || compile_timeout > 86400)
+			o->compile_timeout = strtod(optarg, &end);
+			if (*end || !(o->compile_timeout > 0) || o->compile_timeout > 86400)
 				cko_die(CKO_BADINPUT, "--compile-timeout %s: expected seconds > 0", optarg);
 			break;
 		case O_CMEMORY:
-			compile_memory = strtod(optarg, &end);
-			if (*end || !(compile_memory >= 64))
+			o->compile_memory = strtod(optarg, &end);
+			if (*end || !(o->compile_memory >= 64))
 				cko_die(CKO_BADINPUT, "--compile-memory %s: expected megabytes >= 64", optarg);
 			break;
 		case O_NOSANDBOX: cko_sandbox_disable(); break;
-		case O_KEEP: keep = 1; break;
-		case O_NOMEMORY: use_memory = 0; break;
+		case O_KEEP: o->keep = 1; break;
+		case O_NOMEMORY: o->use_memory = 0; break;
 		case O_SOLSTOP:
-			sol_stop = strtod(optarg, &end);
-			if (*end || !(sol_stop >= 0 && sol_stop <= 1))
+			o->sol_stop = strtod(optarg, &end);
+			if (*end || !(o->sol_stop >= 0 && o->sol_stop <= 1))
 				cko_die(CKO_BADINPUT, "--sol-stop %s: expected a fraction from 0 (never) to 1", optarg);
 			break;
 		case O_PATIENCE:
-			NUM(patience, 0, "--patience");
-			if (patience > CKO_MAX_ITER)
+			NUM(o->patience, 0, "--patience");
+			if (o->patience > CKO_MAX_ITER)
 				cko_die(CKO_BADINPUT, "--patience %s: at most %d", optarg, CKO_MAX_ITER);
 			break;
 		case O_MINGAIN:
-			min_gain = strtod(optarg, &end);
-			if (*end || !(min_gain >= 0 && min_gain < 10))
+			o->min_gain = strtod(optarg, &end);
+			if (*end || !(o->min_gain >= 0 && o->min_gain < 10))
 				cko_die(CKO_BADINPUT, "--min-gain %s: expected a fraction >= 0 (0.01 is 1%%)", optarg);
 			break;
-		case O_PROPOSALS: proposals = optarg; break;
-		case O_RESULTS: results = optarg; break;
-		case O_RUNDIR: run_dir = optarg; break;
+		case O_PROPOSALS: o->proposals = optarg; break;
+		case O_RESULTS: o->results = optarg; break;
+		case O_RUNDIR: o->run_dir = optarg; break;
 		case O_LAUNCHER:
 			if (strchr(optarg, '\'') || strchr(optarg, '$') || strchr(optarg, '\n'))
 				cko_die(CKO_BADINPUT, "--launcher: no quotes, $ or newlines (it is split on blanks)");
-			launcher = optarg;
+			o->launcher = optarg;
 			break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
 	}
+#undef NUM
 	if (optind != argc)
 		usage(2);
-	if (run_dir) {
-		/* Its parent holds the folder while it is built. */
-		if (cko_exists(run_dir))
-			cko_die(CKO_BADINPUT, "--run-dir %s: exists; remove it or give another", run_dir);
-		results = cko_dirname(run_dir);
-	}
-	cko_out_check(results);
-	cko_sandbox_check(); /* before anything is made: no Landlock needs --no-sandbox */
-	char *share = share_dir();
+}
 
-	/* A config file supplies defaults (and the model's settings). */
-	cJSON *cfg = config_path ? cko_json_load(config_path) : cJSON_CreateObject();
+/* The config file supplies defaults (and the model's settings); the
+ * bounds on iterations and candidates and the strategy are checked here. */
+static void read_config(init_opts *o)
+{
+	const char *config_path = o->config_path;
+	o->cfg = config_path ? cko_json_load(config_path) : cJSON_CreateObject();
+	cJSON *cfg = o->cfg;
 	if (!cJSON_IsObject(cfg))
 		cko_jfail(config_path, "", "expected an object");
 	/* Anything in model_settings is copied into the run's config.json:
@@ -389,80 +391,91 @@ int main(int argc, char **argv)
 		llm_config_load(config_path, &lc);
 		llm_config_free(&lc);
 	}
-	if (!model)
-		model = cko_jstr_opt(cko_jget(cfg, "model_settings"), "model", cko_jstr_opt(cfg, "model", NULL));
+	if (!o->model)
+		o->model = cko_jstr_opt(cko_jget(cfg, "model_settings"), "model", cko_jstr_opt(cfg, "model", NULL));
 	const char *iname = "--max-iterations", *cname = "--candidates";
-	if (iters < 0) {
-		iters = cko_jint_opt(cfg, "max_iterations", 7, config_path, "");
+	if (o->iters < 0) {
+		o->iters = cko_jint_opt(cfg, "max_iterations", 7, config_path, "");
 		iname = config_path ? xasprintf("%s: max_iterations", config_path) : iname;
 	}
-	if (cands < 0) {
-		cands = cko_jint_opt(cfg, "candidates", 1, config_path, "");
+	if (o->cands < 0) {
+		o->cands = cko_jint_opt(cfg, "candidates", 1, config_path, "");
 		cname = config_path ? xasprintf("%s: candidates", config_path) : cname;
 	}
 	/* The bounds run.mk checks too: make reads the rules of every
 	 * candidate each time it starts (about 1 ms each). */
-	if (iters < 0 || iters > CKO_MAX_ITER)
+	if (o->iters < 0 || o->iters > CKO_MAX_ITER)
 		cko_die(CKO_BADINPUT, "%s %ld: expected 0 to %d (make reads every iteration's rules each time it "
-			"starts); for more, continue from a run's best with cko-init --from", iname, iters, CKO_MAX_ITER);
-	if (cands < 1 || cands > CKO_MAX_CANDIDATES)
-		cko_die(CKO_BADINPUT, "%s %ld: expected 1 to %d an iteration", cname, cands, CKO_MAX_CANDIDATES);
-	if (iters * cands > CKO_MAX_CANDIDATES_TOTAL)
+			"starts); for more, continue from a run's best with cko-init --from", iname, o->iters, CKO_MAX_ITER);
+	if (o->cands < 1 || o->cands > CKO_MAX_CANDIDATES)
+		cko_die(CKO_BADINPUT, "%s %ld: expected 1 to %d an iteration", cname, o->cands, CKO_MAX_CANDIDATES);
+	if (o->iters * o->cands > CKO_MAX_CANDIDATES_TOTAL)
 		cko_die(CKO_BADINPUT, "%s %ld with %s %ld: at most %d candidates in all (make reads every candidate's "
-			"rules each time it starts)", iname, iters, cname, cands, CKO_MAX_CANDIDATES_TOTAL);
-	if (!strategy)
-		strategy = cko_jstr_opt(cfg, "strategy", "auto");
-	if (strcmp(strategy, "auto") && strcmp(strategy, "exhaustive") && strcmp(strategy, "random") &&
-	    strcmp(strategy, "local"))
-		cko_die(CKO_BADINPUT, "--strategy %s: expected auto, exhaustive, random or local", strategy);
+			"rules each time it starts)", iname, o->iters, cname, o->cands, CKO_MAX_CANDIDATES_TOTAL);
+	if (!o->strategy)
+		o->strategy = cko_jstr_opt(cfg, "strategy", "auto");
+	if (strcmp(o->strategy, "auto") && strcmp(o->strategy, "exhaustive") && strcmp(o->strategy, "random") &&
+	    strcmp(o->strategy, "local"))
+		cko_die(CKO_BADINPUT, "--strategy %s: expected auto, exhaustive, random or local", o->strategy);
+}
 
-	/* Where each part comes from: an option, --from, or the built-in workload. */
-	if (workload) {
-		if (!cko_is_ident(workload))
-			cko_die(CKO_BADINPUT, "--workload %s: not a workload name", workload);
-		char *wd = xasprintf("%s/workloads/%s", share, workload);
-		if (!cko_is_dir(wd)) {
-			int n;
-			char **names = cko_list_dir(xasprintf("%s/workloads", share), "", &n);
-			cko_buf b = {0};
-			for (int i = 0; i < n; i++)
-				buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
-			cko_die(CKO_BADINPUT, "--workload %s: no such built-in workload (there are: %s)", workload,
-				b.s ? b.s : "none");
-		}
-		for (int i = 0; i < NPARTS; i++) {
-			char *p = xasprintf("%s/%s", wd, parts[i].name);
-			if (!parts[i].src && cko_exists(p))
-				parts[i].src = p;
-			else
-				free(p);
-		}
-		free(wd);
+/* The parts not given by an option, from the built-in workload. */
+static void parts_from_workload(part *parts, const char *workload, const char *share)
+{
+	if (!cko_is_ident(workload))
+		cko_die(CKO_BADINPUT, "--workload %s: not a workload name", workload);
+	char *wd = xasprintf("%s/workloads/%s", share, workload);
+	if (!cko_is_dir(wd)) {
+		int n;
+		char **names = cko_list_dir(xasprintf("%s/workloads", share), "", &n);
+		cko_buf b = {0};
+		for (int i = 0; i < n; i++)
+			buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+		cko_die(CKO_BADINPUT, "--workload %s: no such built-in workload (there are: %s)", workload,
+			b.s ? b.s : "none");
 	}
-	if (from) {
-		const char *sub[NPARTS][2] = {
-			[SIG] = {"workload/signature.json", NULL}, [CASES] = {"workload/cases.json", NULL},
-			[REF] = {"supplied-reference.cu", "workload/reference.cu"},
-			[REFL] = {"workload/reference-launch.json", NULL}, [INIT] = {"best.cu", "workload/initial.cu"},
-			[INITL] = {"best-launch.json", "workload/launch.json"}, [DESC] = {"workload/description.txt", NULL},
-			[SPACE] = {"workload/space.json", NULL},
-		};
-		if (!cko_is_dir(from))
-			cko_die(CKO_BADINPUT, "--from %s: no such run folder", from);
-		if (!is_run_dir(from))
-			cko_die(CKO_BADINPUT,
-				"--from %s: %s is not a run folder (no run.mk, workload/ or summary.json): give a "
-				"folder cko-init made, such as results/run-001",
-				from, from);
-		for (int i = 0; i < NPARTS; i++)
-			for (int k = 0; k < 2 && sub[i][k] && !parts[i].src; k++) {
-				char *p = xasprintf("%s/%s", from, sub[i][k]);
-				if (cko_exists(p))
-					parts[i].src = abs_path(p);
-				free(p);
-			}
+	for (int i = 0; i < NPARTS; i++) {
+		char *p = xasprintf("%s/%s", wd, parts[i].name);
+		if (!parts[i].src && cko_exists(p))
+			parts[i].src = p;
+		else
+			free(p);
 	}
-	/* Check what was given before making anything. */
+	free(wd);
+}
+
+/* The parts still missing, from the run folder --from names (its best
+ * kernel and launch rules before its initial ones). */
+static void parts_from_run(part *parts, const char *from)
+{
+	const char *sub[NPARTS][2] = {
+		[SIG] = {"workload/signature.json", NULL}, [CASES] = {"workload/cases.json", NULL},
+		[REF] = {"supplied-reference.cu", "workload/reference.cu"},
+		[REFL] = {"workload/reference-launch.json", NULL}, [INIT] = {"best.cu", "workload/initial.cu"},
+		[INITL] = {"best-launch.json", "workload/launch.json"}, [DESC] = {"workload/description.txt", NULL},
+		[SPACE] = {"workload/space.json", NULL},
+	};
+	if (!cko_is_dir(from))
+		cko_die(CKO_BADINPUT, "--from %s: no such run folder", from);
+	if (!is_run_dir(from))
+		cko_die(CKO_BADINPUT,
+			"--from %s: %s is not a run folder (no run.mk, workload/ or summary.json): give a "
+			"folder cko-init made, such as results/run-001",
+			from, from);
+	for (int i = 0; i < NPARTS; i++)
+		for (int k = 0; k < 2 && sub[i][k] && !parts[i].src; k++) {
+			char *p = xasprintf("%s/%s", from, sub[i][k]);
+			if (cko_exists(p))
+				parts[i].src = abs_path(p);
+			free(p);
+		}
+}
+
+/* Checks what was given before anything is made; *missing: the needed
+ * parts a model must generate ("" when none). */
+static void check_parts(const init_opts *o, cko_buf *missing)
+{
+	const part *parts = o->parts;
 	for (int i = 0; i < NPARTS; i++)
 		if (parts[i].src && !cko_exists(parts[i].src))
 			cko_die(CKO_BADINPUT, "%s %s: no such file", parts[i].opt, parts[i].src);
@@ -478,20 +491,23 @@ int main(int argc, char **argv)
 			cko_launch_validate(l, parts[launches[k]].src);
 			cJSON_Delete(l);
 		}
-	cko_buf missing = {0};
-	static const int needed[] = {SIG, CASES, REF, REFL, INIT, INITL};
 	for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
 		if (!parts[needed[i]].src)
-			buf_printf(&missing, "%s%s", missing.len ? ", " : "", parts[needed[i]].name);
-	if (missing.len && !model)
+			buf_printf(missing, "%s%s", missing->len ? ", " : "", parts[needed[i]].name);
+	if (missing->len && !o->model)
 		cko_die(CKO_BADINPUT,
 			"missing %s: give them (--signature, --input-cases, --reference, --initial-kernel, --launch, "
 			"--reference-launch), a built-in --workload, or a model (--model) to generate them",
-			missing.s);
-	if (missing.len && !desc && !parts[DESC].src)
-		cko_die(CKO_BADINPUT, "missing %s: a model can generate them from --description", missing.s);
+			missing->s);
+	if (missing->len && !o->desc && !parts[DESC].src)
+		cko_die(CKO_BADINPUT, "missing %s: a model can generate them from --description", missing->s);
+}
 
-	char *run = start_run_dir(results);
+/* The workload's files into run/workload/ (and the supplied reference,
+ * kept apart, into run/). */
+static void copy_parts(const init_opts *o, const char *run)
+{
+	const part *parts = o->parts;
 	char *wdir = xasprintf("%s/workload", run);
 	cko_mkdir_p(wdir);
 	for (int i = 0; i < NPARTS; i++) {
@@ -501,134 +517,186 @@ int main(int argc, char **argv)
 		cko_copy_file(parts[i].src, to);
 		free(to);
 	}
-	if (supplied_ref) {
+	if (o->supplied_ref) {
 		char *to = xasprintf("%s/supplied-reference.cu", run);
 		cko_copy_file(parts[REF].src, to);
 		free(to);
 	}
-	if (desc) {
+	if (o->desc) {
 		char *to = xasprintf("%s/description.txt", wdir);
-		if (desc[0] == '@')
-			cko_copy_file(desc + 1, to);
+		if (o->desc[0] == '@')
+			cko_copy_file(o->desc + 1, to);
 		else
-			cko_write_file(to, desc, strlen(desc));
+			cko_write_file(to, o->desc, strlen(o->desc));
 		free(to);
 	}
 	if (parts[SPACE].src)
 		copy_space(parts[SPACE].src, wdir);
+	free(wdir);
+}
 
-	if (hseed < 0)
-		hseed = (long)random_seed();
-	if (seed < 0)
-		seed = 1;
-	const char *proposer = model ? "llm" : proposals ? "manual" : "tune";
+/* The seeds, the proposer and the patience that follows from it. */
+static void settle_defaults(init_opts *o)
+{
+	if (o->hseed < 0)
+		o->hseed = (long)random_seed();
+	if (o->seed < 0)
+		o->seed = 1;
+	o->proposer = o->model ? "llm" : o->proposals ? "manual" : "tune";
 	/* The tuner's gains come in jumps after flat iterations (a local
 	 * search leaves a plateau only once a neighbourhood is used up: on the
 	 * H200, make demo's sgemm found nothing in iterations 2-4, then 7% in
 	 * 5), so it waits longer than a model, whose every turn is a new idea. */
-	if (patience < 0)
-		patience = !strcmp(proposer, "tune") ? TUNE_PATIENCE : MODEL_PATIENCE;
-	if (!model)
+	if (o->patience < 0)
+		o->patience = !strcmp(o->proposer, "tune") ? TUNE_PATIENCE : MODEL_PATIENCE;
+	if (!o->model)
 		cko_info("no model configured: proposals come from the built-in tuner (cko-tune)%s",
-			 proposals ? " or the proposal folder" : "");
+			 o->proposals ? " or the proposal folder" : "");
+	time_t now = time(NULL);
+	strftime(o->stamp, sizeof o->stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+}
 
+/* run/config.json (docs/formats.md). */
+static void write_config(const init_opts *o, const char *run, const cko_buf *missing)
+{
 	cJSON *conf = cJSON_CreateObject();
 	cJSON_AddStringToObject(conf, "tool", "cko-init");
 	cJSON_AddStringToObject(conf, "version", CKO_VERSION);
-	time_t now = time(NULL);
-	char stamp[32];
-	strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	cJSON_AddStringToObject(conf, "created", stamp);
-	cJSON_AddStringToObject(conf, "workload", workload ? workload : from ? "continued" : "custom");
-	cJSON_AddStringToObject(conf, "proposer", proposer);
-	if (model)
-		cJSON_AddStringToObject(conf, "model", model);
-	cJSON_AddNumberToObject(conf, "max_iterations", (double)iters);
-	cJSON_AddNumberToObject(conf, "candidates", (double)cands);
-	cJSON_AddStringToObject(conf, "strategy", strategy);
-	cJSON_AddNumberToObject(conf, "seed", (double)seed);
-	cJSON_AddNumberToObject(conf, "hidden_seed", (double)hseed);
-	cJSON_AddBoolToObject(conf, "use_nsight", nsight);
-	cJSON_AddBoolToObject(conf, "nvidia_research", research);
-	cJSON_AddBoolToObject(conf, "sanitize", sanitize);
+	cJSON_AddStringToObject(conf, "created", o->stamp);
+	cJSON_AddStringToObject(conf, "workload", o->workload ? o->workload : o->from ? "continued" : "custom");
+	cJSON_AddStringToObject(conf, "proposer", o->proposer);
+	if (o->model)
+		cJSON_AddStringToObject(conf, "model", o->model);
+	cJSON_AddNumberToObject(conf, "max_iterations", (double)o->iters);
+	cJSON_AddNumberToObject(conf, "candidates", (double)o->cands);
+	cJSON_AddStringToObject(conf, "strategy", o->strategy);
+	cJSON_AddNumberToObject(conf, "seed", (double)o->seed);
+	cJSON_AddNumberToObject(conf, "hidden_seed", (double)o->hseed);
+	cJSON_AddBoolToObject(conf, "use_nsight", o->nsight);
+	cJSON_AddBoolToObject(conf, "nvidia_research", o->research);
+	cJSON_AddBoolToObject(conf, "sanitize", o->sanitize);
 	cJSON_AddStringToObject(conf, "sandbox", cko_sandbox_describe());
-	cJSON_AddNumberToObject(conf, "compile_timeout_s", compile_timeout);
-	cJSON_AddNumberToObject(conf, "compile_memory_mb", compile_memory);
-	cJSON_AddBoolToObject(conf, "memory", use_memory);
+	cJSON_AddNumberToObject(conf, "compile_timeout_s", o->compile_timeout);
+	cJSON_AddNumberToObject(conf, "compile_memory_mb", o->compile_memory);
+	cJSON_AddBoolToObject(conf, "memory", o->use_memory);
 	cJSON *bud = cJSON_AddObjectToObject(conf, "budget");
-	cJSON_AddNumberToObject(bud, "sol_stop", sol_stop);
-	cJSON_AddNumberToObject(bud, "patience", (double)patience);
-	cJSON_AddNumberToObject(bud, "min_gain", min_gain);
-	if (missing.len)
-		cJSON_AddStringToObject(conf, "generate", missing.s);
+	cJSON_AddNumberToObject(bud, "sol_stop", o->sol_stop);
+	cJSON_AddNumberToObject(bud, "patience", (double)o->patience);
+	cJSON_AddNumberToObject(bud, "min_gain", o->min_gain);
+	if (missing->len)
+		cJSON_AddStringToObject(conf, "generate", missing->s);
 	cJSON *srcs = cJSON_AddObjectToObject(conf, "sources");
 	for (int i = 0; i < NPARTS; i++)
-		if (parts[i].src)
-			cJSON_AddStringToObject(srcs, parts[i].name, parts[i].src);
-	if (from)
-		cJSON_AddStringToObject(conf, "from", from);
+		if (o->parts[i].src)
+			cJSON_AddStringToObject(srcs, o->parts[i].name, o->parts[i].src);
+	if (o->from)
+		cJSON_AddStringToObject(conf, "from", o->from);
 	/* Model settings travel, the key never does (it is read at call time). */
-	const cJSON *ms = cko_jget(cfg, "model_settings");
+	const cJSON *ms = cko_jget(o->cfg, "model_settings");
 	if (ms)
 		cJSON_AddItemToObject(conf, "model_settings", cJSON_Duplicate(ms, 1));
 	char *cpath = xasprintf("%s/config.json", run);
 	cko_json_write(cpath, conf);
 	free(cpath);
+	cJSON_Delete(conf);
+}
 
-	char *bin = NULL;
-	{
-		char exe[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		if (n > 0) {
-			exe[n] = 0;
-			bin = cko_dirname(exe);
-		}
-	}
-	cko_buf mk = {0};
-	buf_printf(&mk, "made by cko-init %s on %s.\n", CKO_VERSION, stamp);
-	buf_printf(&mk, "# Run it in this folder:  make -f run.mk [ITER=n] [-j n]\n");
-	buf_printf(&mk, "CKO_BIN     := %s\n", bin ? bin : "");
-	buf_printf(&mk, "CKO_SHARE   := %s\n", share);
-	buf_printf(&mk, "# Every setting with its value; make -f run.mk NAME=value overrides one (mk/run.mk, docs/run.md).\n");
-	buf_printf(&mk, "ITER        ?= %ld\n", iters);
-	buf_printf(&mk, "CANDIDATES  := %ld\n", cands);
-	buf_printf(&mk, "PROPOSER    := %s\n", proposer);
-	buf_printf(&mk, "STRATEGY    := %s\n", strategy);
-	buf_printf(&mk, "SEED        := %ld\n", seed);
-	buf_printf(&mk, "HIDDEN_SEED := %ld\n", hseed);
-	buf_printf(&mk, "USE_NSIGHT  := %d\n", nsight);
-	buf_printf(&mk, "RESEARCH    := %d\n", research);
-	buf_printf(&mk, "SANITIZE    := %d\n", sanitize);
-	if (parts[SPACE].src)
-		buf_printf(&mk, "SPACE       := workload/space.json\n");
+/* run.mk: every setting with its value, then the include of mk/run.mk. */
+static void write_run_mk(const init_opts *o, const char *share, int generate, cko_buf *mk)
+{
+	char *bin = cko_exe_dir();
+	buf_printf(mk, "made by cko-init %s on %s.\n", CKO_VERSION, o->stamp);
+	buf_printf(mk, "# Run it in this folder:  make -f run.mk [ITER=n] [-j n]\n");
+	buf_printf(mk, "CKO_BIN     := %s\n", bin ? bin : "");
+	buf_printf(mk, "CKO_SHARE   := %s\n", share);
+	buf_printf(mk, "# Every setting with its value; make -f run.mk NAME=value overrides one (mk/run.mk, docs/run.md).\n");
+	buf_printf(mk, "ITER        ?= %ld\n", o->iters);
+	buf_printf(mk, "CANDIDATES  := %ld\n", o->cands);
+	buf_printf(mk, "PROPOSER    := %s\n", o->proposer);
+	buf_printf(mk, "STRATEGY    := %s\n", o->strategy);
+	buf_printf(mk, "SEED        := %ld\n", o->seed);
+	buf_printf(mk, "HIDDEN_SEED := %ld\n", o->hseed);
+	buf_printf(mk, "USE_NSIGHT  := %d\n", o->nsight);
+	buf_printf(mk, "RESEARCH    := %d\n", o->research);
+	buf_printf(mk, "SANITIZE    := %d\n", o->sanitize);
+	if (o->parts[SPACE].src)
+		buf_printf(mk, "SPACE       := workload/space.json\n");
 	/* Every knob with its value, so a user sees it and can give another:
 	 * make -f run.mk NAME=value. */
-	buf_printf(&mk, "GPUS        ?= %ld\n", gpus ? gpus : 1);
-	buf_printf(&mk, "LOCK_DIR    ?=\n");
-	buf_printf(&mk, "TIMEOUT     := %g\n", timeout > 0 ? timeout : 10);
-	buf_printf(&mk, "WARMUP      ?= 10\n");
-	buf_printf(&mk, "TIMED       ?= 100\n");
-	buf_printf(&mk, "COMPILE_TIMEOUT := %g\n", compile_timeout);
-	buf_printf(&mk, "COMPILE_MEMORY := %g\n", compile_memory);
-	buf_printf(&mk, "SANDBOX     := %s\n", cko_sandbox_enabled() ? "on" : "off");
-	buf_printf(&mk, "KEEP_OUTPUTS := %d\n", keep);
-	buf_printf(&mk, "SOL_STOP    := %g\n", sol_stop);
-	buf_printf(&mk, "PATIENCE    := %ld\n", patience);
-	buf_printf(&mk, "MIN_GAIN    := %g\n", min_gain);
-	buf_printf(&mk, "STOP        ?= on\n");
-	buf_printf(&mk, "MEMORY      := %d\n", use_memory);
-	if (proposals)
-		buf_printf(&mk, "PROPOSALS   := %s\n", abs_path(proposals));
-	buf_printf(&mk, "LAUNCHER    :=%s%s\n", launcher ? " " : "", launcher ? launcher : "");
-	if (missing.len) {
-		buf_puts(&mk, "GENERATE    :=");
+	buf_printf(mk, "GPUS        ?= %ld\n", o->gpus ? o->gpus : 1);
+	buf_printf(mk, "LOCK_DIR    ?=\n");
+	buf_printf(mk, "TIMEOUT     := %g\n", o->timeout > 0 ? o->timeout : 10);
+	buf_printf(mk, "WARMUP      ?= 10\n");
+	buf_printf(mk, "TIMED       ?= 100\n");
+	buf_printf(mk, "REF_WARMUP  ?= 2\n");
+	buf_printf(mk, "REF_TIMED   ?= 20\n");
+	buf_printf(mk, "COMPILE_TIMEOUT := %g\n", o->compile_timeout);
+	buf_printf(mk, "COMPILE_MEMORY := %g\n", o->compile_memory);
+	buf_printf(mk, "SANDBOX     := %s\n", cko_sandbox_enabled() ? "on" : "off");
+	buf_printf(mk, "KEEP_OUTPUTS := %d\n", o->keep);
+	buf_printf(mk, "SOL_STOP    := %g\n", o->sol_stop);
+	buf_printf(mk, "PATIENCE    := %ld\n", o->patience);
+	buf_printf(mk, "MIN_GAIN    := %g\n", o->min_gain);
+	buf_printf(mk, "STOP        ?= on\n");
+	buf_printf(mk, "MEMORY      := %d\n", o->use_memory);
+	if (o->proposals)
+		buf_printf(mk, "PROPOSALS   := %s\n", abs_path(o->proposals));
+	buf_printf(mk, "LAUNCHER    :=%s%s\n", o->launcher ? " " : "", o->launcher ? o->launcher : "");
+	if (generate) {
+		buf_puts(mk, "GENERATE    :=");
 		for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
-			if (!parts[needed[i]].src)
-				buf_printf(&mk, " %s", parts[needed[i]].name);
-		buf_puts(&mk, "\n");
+			if (!o->parts[needed[i]].src)
+				buf_printf(mk, " %s", o->parts[needed[i]].name);
+		buf_puts(mk, "\n");
 	}
-	buf_printf(&mk, "include $(CKO_SHARE)/mk/run.mk\n");
-	run = place_run_dir(results, run, &mk, run_dir);
+	buf_printf(mk, "include $(CKO_SHARE)/mk/run.mk\n");
+	free(bin);
+}
+
+int main(int argc, char **argv)
+{
+	cko_setprog(argv[0]);
+	init_opts o = {
+		.parts = {
+			[SIG] = {"signature.json", "--signature", NULL}, [CASES] = {"cases.json", "--input-cases", NULL},
+			[REF] = {"reference.cu", "--reference", NULL},
+			[REFL] = {"reference-launch.json", "--reference-launch", NULL},
+			[INIT] = {"initial.cu", "--initial-kernel", NULL}, [INITL] = {"launch.json", "--launch", NULL},
+			[DESC] = {"description.txt", "--description", NULL}, [SPACE] = {"space.json", "--space", NULL},
+		},
+		.results = "results",
+		.iters = -1, .cands = -1, .seed = -1, .hseed = -1,
+		.patience = -1, /* by the proposer, settle_defaults */
+		.compile_timeout = 60, .compile_memory = 4096, .sol_stop = 0.9, .min_gain = 0.01,
+		.use_memory = 1,
+	};
+	parse_options(argc, argv, &o);
+	if (o.run_dir) {
+		/* Its parent holds the folder while it is built. */
+		if (cko_exists(o.run_dir))
+			cko_die(CKO_BADINPUT, "--run-dir %s: exists; remove it or give another", o.run_dir);
+		o.results = cko_dirname(o.run_dir);
+	}
+	cko_out_check(o.results);
+	cko_sandbox_check(); /* before anything is made: no Landlock needs --no-sandbox */
+	char *share = share_dir();
+	read_config(&o);
+
+	/* Where each part comes from: an option, --from, or the built-in workload. */
+	if (o.workload)
+		parts_from_workload(o.parts, o.workload, share);
+	if (o.from)
+		parts_from_run(o.parts, o.from);
+	cko_buf missing = {0};
+	check_parts(&o, &missing);
+
+	char *run = start_run_dir(o.results);
+	copy_parts(&o, run);
+	settle_defaults(&o);
+	write_config(&o, run, &missing);
+	cko_buf mk = {0};
+	write_run_mk(&o, share, missing.len > 0, &mk);
+	run = place_run_dir(o.results, run, &mk, o.run_dir);
 	char *q = cko_shell_quote(run);
 	cko_info("created %s: run it with  make -C %s -f run.mk", run, q);
 	free(q);

@@ -124,9 +124,15 @@ static const char *ncu_trouble(const cko_proc *r, const char **status)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* The options beyond -o and -s (out_json, out_summary). */
+typedef struct {
+	const char *after, *report, *ncu_opt, *csv_in, *csv_save;
+	double timeout;
+	const char *reqpath; /* NULL with --csv alone */
+} prof_opts;
+
+static void parse_options(int argc, char **argv, prof_opts *o)
 {
-	cko_setprog(argv[0]);
 	static const struct option lo[] = {
 		{"output", required_argument, 0, 'o'}, {"summary", required_argument, 0, 's'},
 		{"report", required_argument, 0, 'r'}, {"ncu", required_argument, 0, 'N'},
@@ -135,187 +141,199 @@ int main(int argc, char **argv)
 		{"after", required_argument, 0, 'A'}, {"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
-	const char *after = NULL, *report = NULL, *ncu_opt = NULL, *csv_in = NULL, *csv_save = NULL;
-	double timeout = 600;
 	int c;
 	while ((c = getopt_long(argc, argv, "o:s:t:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o': out_json = optarg; break;
 		case 's': out_summary = optarg; break;
-		case 'r': report = optarg; break;
-		case 'N': ncu_opt = optarg; break;
+		case 'r': o->report = optarg; break;
+		case 'N': o->ncu_opt = optarg; break;
 		case 't': {
 			char *end;
-			timeout = strtod(optarg, &end);
-			if (*end || !(timeout > 0))
+			o->timeout = strtod(optarg, &end);
+			if (*end || !(o->timeout > 0))
 				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
 			break;
 		}
-		case 'C': csv_in = optarg; break;
-		case 'S': csv_save = optarg; break;
-		case 'A': after = optarg; break;
+		case 'C': o->csv_in = optarg; break;
+		case 'S': o->csv_save = optarg; break;
+		case 'A': o->after = optarg; break;
 		case 'X': setenv("CKO_SANDBOX", "off", 1); break; /* for the cko-run under ncu */
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
 	}
-	if (optind < argc - 1 || (optind == argc && !csv_in))
+	if (optind < argc - 1 || (optind == argc && !o->csv_in))
 		usage(2);
-	if (cko_step_after(after, out_json))
-		return 0;
-	cko_out_check(out_json);
-	cko_out_check(out_summary);
-	cko_out_check(report);
-	cko_out_check(csv_save);
-	const char *reqpath = optind < argc ? argv[optind] : NULL;
-	if (report && (strlen(report) < 9 || strcmp(report + strlen(report) - 8, ".ncu-rep")))
-		cko_die(CKO_BADINPUT, "--report %s: the name must end in .ncu-rep", report);
+	o->reqpath = optind < argc ? argv[optind] : NULL;
+}
 
-	result = cJSON_CreateObject();
-	cJSON_AddStringToObject(result, "tool", "cko-profile");
-	cJSON_AddStringToObject(result, "status", "ok");
-	cko_request rq = {0};
-	const char *entry = NULL;
-	if (reqpath) {
-		cko_request_load(reqpath, &rq);
-		entry = rq.entry;
-		cJSON_AddStringToObject(result, "request", reqpath);
-		cJSON_AddStringToObject(result, "case", rq.case_name);
-		cJSON_AddStringToObject(result, "entry", rq.entry);
-		cJSON *g = cJSON_AddArrayToObject(result, "grid"), *b = cJSON_AddArrayToObject(result, "block");
-		for (int i = 0; i < 3; i++) {
-			cJSON_AddItemToArray(g, cJSON_CreateNumber((double)rq.launch.grid[i]));
-			cJSON_AddItemToArray(b, cJSON_CreateNumber((double)rq.launch.block[i]));
-		}
-		cJSON_AddNumberToObject(result, "smem", (double)rq.launch.smem);
+/* The request's case, entry and launch into result. */
+static void describe_request(const cko_request *rq, const char *reqpath)
+{
+	cJSON_AddStringToObject(result, "request", reqpath);
+	cJSON_AddStringToObject(result, "case", rq->case_name);
+	cJSON_AddStringToObject(result, "entry", rq->entry);
+	cJSON *g = cJSON_AddArrayToObject(result, "grid"), *b = cJSON_AddArrayToObject(result, "block");
+	for (int i = 0; i < 3; i++) {
+		cJSON_AddItemToArray(g, cJSON_CreateNumber((double)rq->launch.grid[i]));
+		cJSON_AddItemToArray(b, cJSON_CreateNumber((double)rq->launch.block[i]));
 	}
+	cJSON_AddNumberToObject(result, "smem", (double)rq->launch.smem);
+}
 
-	char *csv = NULL;
-	char *ncu = NULL, *tmpdir = NULL, *tmprep = NULL, *keep = NULL;
-	if (csv_in) {
-		csv = cko_read_file(csv_in, MAX_OUT, NULL);
-		cJSON_AddStringToObject(result, "csv", csv_in);
-	} else {
-		ncu = find_ncu(ncu_opt);
-		cJSON_AddStringToObject(result, "ncu", ncu);
-		char *runner = find_cko_run();
-		/* The report: --report, else beside profile.json, else temporary. */
-		if (report)
-			keep = xstrdup(report);
-		else if (strcmp(out_json, "-")) {
-			size_t n = strlen(out_json);
-			keep = n > 5 && !strcmp(out_json + n - 5, ".json") ? xasprintf("%.*s.ncu-rep", (int)(n - 5), out_json)
-									    : xasprintf("%s.ncu-rep", out_json);
-		}
-		const char *td = getenv("TMPDIR");
-		tmpdir = xasprintf("%s/cko-profile.XXXXXX", td && *td ? td : "/tmp");
-		if (!mkdtemp(tmpdir))
-			cko_die(CKO_ENV, "%s: cannot make a temporary folder", tmpdir);
-		/* ncu writes the report itself: into a temporary name beside the
-		 * target, renamed when complete, so it is never half written. */
-		if (keep) {
-			char *d = cko_dirname(keep);
-			cko_mkdir_p(d);
-			free(d);
-			tmprep = xasprintf("%.*s.tmp.%ld.ncu-rep", (int)(strlen(keep) - 8), keep, (long)getpid());
-		} else {
-			tmprep = xasprintf("%s/report.ncu-rep", tmpdir);
-		}
-		char *runjson = xasprintf("%s/run.json", tmpdir);
-		char *metrics = cko_ncu_metric_list();
-		char *av[40];
-		int n = 0;
-		av[n++] = ncu;
-		av[n++] = "--clock-control";
-		av[n++] = "none";
-		av[n++] = "--target-processes";
-		av[n++] = "all";
-		av[n++] = "--kernel-name-base";
-		av[n++] = "function";
-		av[n++] = "--kernel-name";
-		av[n++] = (char *)entry;
-		av[n++] = "--launch-count";
-		av[n++] = "1";
-		av[n++] = "--set";
-		int set_at = n;
-		av[n++] = "basic";
-		int metrics_at = n;
-		av[n++] = "--metrics";
-		av[n++] = metrics;
-		av[n++] = "-o";
-		av[n++] = tmprep;
-		av[n++] = "-f";
-		av[n++] = runner;
-		av[n++] = "--no-double";
-		av[n++] = "--sets";
-		av[n++] = "1";
-		av[n++] = "--no-write";
-		av[n++] = "--no-compare";
-		/* cko-run's own watchdog allows 4 x -t + 60 s: fit it to ours,
-		 * since replaying the kernel for every counter pass is slow. */
-		char tbuf[32];
-		snprintf(tbuf, sizeof tbuf, "%g", timeout > 100 ? (timeout - 60) / 4 : 10);
-		av[n++] = "-t";
-		av[n++] = tbuf;
-		av[n++] = "-o";
-		av[n++] = runjson;
-		av[n++] = (char *)reqpath;
-		av[n] = NULL;
-		cko_info("profiling %s under %s", reqpath, ncu);
-		cko_proc r;
-		if (cko_run_argv(av, NULL, timeout, MAX_OUT, 1, &r))
-			unavailable("profiler_error", "cannot run %s", ncu);
-		if (r.status == 127 && !r.out_len)
-			unavailable("no_ncu", "%s could not be started", ncu);
-		if (!r.timed_out && r.out && strstr(r.out, "Failed to find metric")) {
-			/* An ncu that lacks one of the metrics: take the full set,
-			 * which holds what this version offers. */
-			cko_warn("ncu lacks some requested metrics; profiling with --set full instead");
-			cJSON_AddStringToObject(result, "note", "collected with --set full: ncu lacked some requested metrics");
-			cko_proc_free(&r);
-			av[set_at] = "full";
-			memmove(&av[metrics_at], &av[metrics_at + 2], (size_t)(n - metrics_at - 1) * sizeof *av);
-			if (cko_run_argv(av, NULL, timeout, MAX_OUT, 1, &r))
-				unavailable("profiler_error", "cannot run %s", ncu);
-		}
-		const char *status, *why = ncu_trouble(&r, &status);
-		if (!why && !cko_exists(tmprep))
-			status = "profiler_error", why = "ncu wrote no report";
-		if (why) {
-			unlink(tmprep);
-			unavailable(status, "%s (exit status %d); ncu's last output: %s", why, r.status, tail(r.out, 1500));
-		}
-		if (r.status)
-			cko_warn("ncu exited with status %d (the profiled program failed?): %s", r.status, tail(r.out, 600));
+/* The report to keep: --report, else beside profile.json, else none (NULL). */
+static char *kept_report(const char *report)
+{
+	if (report)
+		return xstrdup(report);
+	if (!strcmp(out_json, "-"))
+		return NULL;
+	size_t n = strlen(out_json);
+	return n > 5 && !strcmp(out_json + n - 5, ".json") ? xasprintf("%.*s.ncu-rep", (int)(n - 5), out_json)
+							    : xasprintf("%s.ncu-rep", out_json);
+}
+
+/* ncu on cko-run replaying the request, writing the report rep; exits 3
+ * (unavailable) on any trouble. */
+static void run_ncu(const prof_opts *o, const char *ncu, char *runner, const char *entry, const char *rep,
+		    const char *runjson)
+{
+	char *metrics = cko_ncu_metric_list();
+	char *av[40];
+	int n = 0;
+	av[n++] = (char *)ncu;
+	av[n++] = "--clock-control";
+	av[n++] = "none";
+	av[n++] = "--target-processes";
+	av[n++] = "all";
+	av[n++] = "--kernel-name-base";
+	av[n++] = "function";
+	av[n++] = "--kernel-name";
+	av[n++] = (char *)entry;
+	av[n++] = "--launch-count";
+	av[n++] = "1";
+	av[n++] = "--set";
+	int set_at = n;
+	av[n++] = "basic";
+	int metrics_at = n;
+	av[n++] = "--metrics";
+	av[n++] = metrics;
+	av[n++] = "-o";
+	av[n++] = (char *)rep;
+	av[n++] = "-f";
+	av[n++] = runner;
+	av[n++] = "--no-double";
+	av[n++] = "--sets";
+	av[n++] = "1";
+	av[n++] = "--no-write";
+	av[n++] = "--no-compare";
+	/* cko-run's own watchdog allows 4 x -t + 60 s: fit it to ours,
+	 * since replaying the kernel for every counter pass is slow. */
+	char tbuf[32];
+	snprintf(tbuf, sizeof tbuf, "%g", o->timeout > 100 ? (o->timeout - 60) / 4 : 10);
+	av[n++] = "-t";
+	av[n++] = tbuf;
+	av[n++] = "-o";
+	av[n++] = (char *)runjson;
+	av[n++] = (char *)o->reqpath;
+	av[n] = NULL;
+	cko_info("profiling %s under %s", o->reqpath, ncu);
+	cko_proc r;
+	if (cko_run_argv(av, NULL, o->timeout, MAX_OUT, 1, &r))
+		unavailable("profiler_error", "cannot run %s", ncu);
+	if (r.status == 127 && !r.out_len)
+		unavailable("no_ncu", "%s could not be started", ncu);
+	if (!r.timed_out && r.out && strstr(r.out, "Failed to find metric")) {
+		/* An ncu that lacks one of the metrics: take the full set,
+		 * which holds what this version offers. */
+		cko_warn("ncu lacks some requested metrics; profiling with --set full instead");
+		cJSON_AddStringToObject(result, "note", "collected with --set full: ncu lacked some requested metrics");
 		cko_proc_free(&r);
-
-		char *iv[] = {ncu, "--import", tmprep, "--csv", "--page", "raw", "--print-units", "base",
-			      "--print-kernel-base", "function", NULL};
-		if (cko_run_argv(iv, NULL, timeout, MAX_OUT, 0, &r))
+		av[set_at] = "full";
+		memmove(&av[metrics_at], &av[metrics_at + 2], (size_t)(n - metrics_at - 1) * sizeof *av);
+		if (cko_run_argv(av, NULL, o->timeout, MAX_OUT, 1, &r))
 			unavailable("profiler_error", "cannot run %s", ncu);
-		if (r.status || r.timed_out) {
-			unlink(tmprep);
-			unavailable("profiler_error", "ncu --import %s failed (exit status %d): %s", tmprep, r.status,
-				    tail(r.out, 1500));
-		}
-		csv = r.out;
-		r.out = NULL;
-		if (keep) {
-			if (rename(tmprep, keep))
-				cko_die(CKO_ENV, "%s: cannot rename to %s", tmprep, keep);
-			cJSON_AddStringToObject(result, "report", keep);
-		} else {
-			unlink(tmprep);
-		}
-		unlink(runjson);
-		rmdir(tmpdir);
-		free(runjson);
-		free(metrics);
-		free(runner);
 	}
-	if (csv_save)
-		cko_write_file(csv_save, csv, strlen(csv));
+	const char *status, *why = ncu_trouble(&r, &status);
+	if (!why && !cko_exists(rep))
+		status = "profiler_error", why = "ncu wrote no report";
+	if (why) {
+		unlink(rep);
+		unavailable(status, "%s (exit status %d); ncu's last output: %s", why, r.status, tail(r.out, 1500));
+	}
+	if (r.status)
+		cko_warn("ncu exited with status %d (the profiled program failed?): %s", r.status, tail(r.out, 600));
+	cko_proc_free(&r);
+	free(metrics);
+}
 
+/* The report's raw page as CSV (ncu --import). */
+static char *import_csv(const char *ncu, const char *rep, double timeout)
+{
+	char *iv[] = {(char *)ncu, "--import", (char *)rep, "--csv", "--page", "raw", "--print-units", "base",
+		      "--print-kernel-base", "function", NULL};
+	cko_proc r;
+	if (cko_run_argv(iv, NULL, timeout, MAX_OUT, 0, &r))
+		unavailable("profiler_error", "cannot run %s", ncu);
+	if (r.status || r.timed_out) {
+		unlink(rep);
+		unavailable("profiler_error", "ncu --import %s failed (exit status %d): %s", rep, r.status,
+			    tail(r.out, 1500));
+	}
+	char *csv = r.out;
+	r.out = NULL;
+	cko_proc_free(&r);
+	return csv;
+}
+
+/* Profiles the request's entry under ncu; returns the report as CSV. The
+ * report is kept (kept_report) when there is a name for it. */
+static char *profile(const prof_opts *o, const char *entry)
+{
+	char *ncu = find_ncu(o->ncu_opt);
+	cJSON_AddStringToObject(result, "ncu", ncu);
+	char *runner = find_cko_run();
+	char *keep = kept_report(o->report), *rep;
+	const char *td = getenv("TMPDIR");
+	char *tmpdir = xasprintf("%s/cko-profile.XXXXXX", td && *td ? td : "/tmp");
+	if (!mkdtemp(tmpdir))
+		cko_die(CKO_ENV, "%s: cannot make a temporary folder", tmpdir);
+	/* ncu writes the report itself: into a temporary name beside the
+	 * target, renamed when complete, so it is never half written. */
+	if (keep) {
+		char *d = cko_dirname(keep);
+		cko_mkdir_p(d);
+		free(d);
+		rep = xasprintf("%.*s.tmp.%ld.ncu-rep", (int)(strlen(keep) - 8), keep, (long)getpid());
+	} else {
+		rep = xasprintf("%s/report.ncu-rep", tmpdir);
+	}
+	char *runjson = xasprintf("%s/run.json", tmpdir);
+	run_ncu(o, ncu, runner, entry, rep, runjson);
+	char *csv = import_csv(ncu, rep, o->timeout);
+	if (keep) {
+		if (rename(rep, keep))
+			cko_die(CKO_ENV, "%s: cannot rename to %s", rep, keep);
+		cJSON_AddStringToObject(result, "report", keep);
+	} else {
+		unlink(rep);
+	}
+	unlink(runjson);
+	rmdir(tmpdir);
+	free(runjson);
+	free(runner);
+	free(ncu);
+	free(tmpdir);
+	free(rep);
+	free(keep);
+	return csv;
+}
+
+/* The metrics of entry's row (the first kernel without a request) into
+ * result, then profile.json and the summary. */
+static void write_profile(const char *csv, const char *csv_in, const char *entry)
+{
 	cko_ncu_table t;
 	char err[512];
 	if (cko_ncu_parse_csv(csv, &t, err, sizeof err)) {
@@ -323,7 +341,7 @@ int main(int argc, char **argv)
 			cko_die(CKO_BADINPUT, "%s: %s", csv_in, err);
 		unavailable("profiler_error", "ncu's CSV export: %s", err);
 	}
-	int row = entry ? cko_ncu_find_kernel(&t, entry) : 0; /* without a request: the first kernel */
+	int row = entry ? cko_ncu_find_kernel(&t, entry) : 0;
 	if (row < 0) {
 		if (csv_in)
 			cko_die(CKO_BADINPUT, "%s: no kernel named %s among its %d rows", csv_in, entry, t.nrows);
@@ -343,12 +361,44 @@ int main(int argc, char **argv)
 	cko_info("%d metrics, %d missing", nmetrics, cJSON_GetArraySize(cJSON_GetObjectItem(result, "missing")));
 	free(summary);
 	cko_ncu_table_free(&t);
+}
+
+int main(int argc, char **argv)
+{
+	cko_setprog(argv[0]);
+	prof_opts o = {.timeout = 600};
+	parse_options(argc, argv, &o);
+	if (cko_step_after(o.after, out_json))
+		return 0;
+	cko_out_check(out_json);
+	cko_out_check(out_summary);
+	cko_out_check(o.report);
+	cko_out_check(o.csv_save);
+	if (o.report && (strlen(o.report) < 9 || strcmp(o.report + strlen(o.report) - 8, ".ncu-rep")))
+		cko_die(CKO_BADINPUT, "--report %s: the name must end in .ncu-rep", o.report);
+
+	result = cJSON_CreateObject();
+	cJSON_AddStringToObject(result, "tool", "cko-profile");
+	cJSON_AddStringToObject(result, "status", "ok");
+	cko_request rq = {0};
+	const char *entry = NULL;
+	if (o.reqpath) {
+		cko_request_load(o.reqpath, &rq);
+		entry = rq.entry;
+		describe_request(&rq, o.reqpath);
+	}
+	char *csv;
+	if (o.csv_in) {
+		csv = cko_read_file(o.csv_in, MAX_OUT, NULL);
+		cJSON_AddStringToObject(result, "csv", o.csv_in);
+	} else {
+		csv = profile(&o, entry);
+	}
+	if (o.csv_save)
+		cko_write_file(o.csv_save, csv, strlen(csv));
+	write_profile(csv, o.csv_in, entry);
 	free(csv);
-	free(ncu);
-	free(tmpdir);
-	free(tmprep);
-	free(keep);
-	if (reqpath)
+	if (o.reqpath)
 		cko_request_free(&rq);
 	cJSON_Delete(result);
 	return CKO_OK;

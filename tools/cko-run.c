@@ -31,16 +31,10 @@ static void usage(int status)
 	exit(status);
 }
 
-static const char *json_out = "-";
-static double timeout_s = 10;
-static cJSON *result; /* run.json, kept current so a timeout can write it */
-
 static void set_status(cJSON *o, const char *status)
 {
 	cJSON_ReplaceItemInObject(o, "status", cJSON_CreateString(status));
 }
-
-static void write_result(void) { cko_json_write(json_out, result); }
 
 /* Compares the two runs' outputs; returns "ok", "unwritten" or
  * "nondeterministic" and describes the first differences in o. */
@@ -80,13 +74,16 @@ static const char *compare_runs(const cko_rparam *q, const cko_tensor *a, const 
 }
 
 typedef struct {
+	cko_reqloop L;    /* the shared options, the GPU, run.json */
+	int twice;        /* two launches per set (default; --no-double: one) */
+	int nsets;        /* --sets */
+	int write;        /* write the outputs (default; --no-write) */
 	int compare;      /* compare with the expected outputs (default) */
 	int keep;         /* --keep-outputs */
 	int fault;        /* the context is gone */
 	int timed_out;
 	CUstream st;
 	CUevent e0, e1;
-	const cko_gpu *g;
 } runner;
 
 static int launch_timed(runner *R, cko_exec *x, int s, int poison, cJSON *c, double *ms);
@@ -103,7 +100,7 @@ static int launch_once(runner *R, cko_exec *x, int s, int poison, cJSON *c, doub
 static int launch_timed(runner *R, cko_exec *x, int s, int poison, cJSON *c, double *ms)
 {
 	cko_exec_reset(x, s, poison, R->st);
-	cko_smem_poison(R->g, poison == CKO_POISON_A ? CKO_SMEM_POISON_A : CKO_SMEM_POISON_B, R->st);
+	cko_smem_poison(&R->L.gpu, poison == CKO_POISON_A ? CKO_SMEM_POISON_A : CKO_SMEM_POISON_B, R->st);
 	CU_CHECK(cuEventRecord(R->e0, R->st));
 	CUresult r = cko_exec_launch(x, s, R->st);
 	if (r != CUDA_SUCCESS) {
@@ -114,12 +111,12 @@ static int launch_timed(runner *R, cko_exec *x, int s, int poison, cJSON *c, dou
 		return 1;
 	}
 	CU_CHECK(cuEventRecord(R->e1, R->st));
-	r = cko_wait_event(R->e1, timeout_s);
+	r = cko_wait_event(R->e1, R->L.timeout);
 	if (r == CKO_CU_TIMEOUT) {
 		set_status(c, "timeout");
 		cJSON_AddStringToObject(c, "error", "timeout");
 		char m[128];
-		snprintf(m, sizeof m, "the kernel did not finish within %g s", timeout_s);
+		snprintf(m, sizeof m, "the kernel did not finish within %g s", R->L.timeout);
 		cJSON_AddStringToObject(c, "message", m);
 		R->timed_out = 1;
 		return 1;
@@ -246,8 +243,11 @@ static cJSON *verdict_json(const cko_request *rq, const char *expected, const ck
 	return v;
 }
 
-static void run_request(runner *R, const char *path, cJSON *c, int nsets, int twice, int write)
+/* One request's case; 1 when the context is lost (cko_reqloop_run). */
+static int run_request(void *arg, const char *path, cJSON *c)
 {
+	runner *R = arg;
+	int nsets = R->nsets, twice = R->twice, write = R->write;
 	cko_request rq;
 	cko_request_load(path, &rq);
 	cJSON_AddStringToObject(c, "case", rq.case_name);
@@ -258,7 +258,7 @@ static void run_request(runner *R, const char *path, cJSON *c, int nsets, int tw
 		cJSON_AddStringToObject(c, "message", err);
 		cko_exec_close(&x);
 		cko_request_free(&rq);
-		return;
+		return 0;
 	}
 	int nout = 0;
 	for (int i = 0; i < x.np; i++)
@@ -339,102 +339,41 @@ static void run_request(runner *R, const char *path, cJSON *c, int nsets, int tw
 		cko_exec_close(&x);
 	}
 	cko_request_free(&rq);
+	return R->fault || R->timed_out;
 }
 
 int main(int argc, char **argv)
 {
 	cko_setprog(argv[0]);
 	static const struct option lo[] = {
-		{"output", required_argument, 0, 'o'}, {"timeout", required_argument, 0, 't'},
 		{"no-double", no_argument, 0, '1'},    {"sets", required_argument, 0, 'S'},
-		{"no-write", no_argument, 0, 'W'},     {"no-sandbox", no_argument, 0, 'N'},
-		{"keep-outputs", no_argument, 0, 'K'}, {"no-compare", no_argument, 0, 'C'},
-		{"after", required_argument, 0, 'A'},
-		{"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+		{"no-write", no_argument, 0, 'W'},     {"keep-outputs", no_argument, 0, 'K'},
+		{"no-compare", no_argument, 0, 'C'},   CKO_REQLOOP_LONGOPTS,
+		{0, 0, 0, 0},
 	};
-	const char *after = NULL;
-	int twice = 1, nsets = 16, write = 1, c;
-	runner R = {.compare = 1};
-	while ((c = getopt_long(argc, argv, "o:t:h", lo, NULL)) != -1) {
+	runner R = {.L = CKO_REQLOOP("cko-run", usage), .twice = 1, .nsets = 16, .write = 1, .compare = 1};
+	R.L.skipped_named = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, CKO_REQLOOP_SHORTOPTS, lo, NULL)) != -1) {
 		switch (c) {
-		case 'o': json_out = optarg; break;
-		case 't':
-			timeout_s = atof(optarg);
-			if (timeout_s <= 0)
-				cko_die(CKO_BADINPUT, "--timeout %s: expected seconds > 0", optarg);
-			break;
-		case '1': twice = 0; break;
+		case '1': R.twice = 0; break;
 		case 'S':
-			nsets = atoi(optarg);
-			if (nsets < 1)
+			R.nsets = atoi(optarg);
+			if (R.nsets < 1)
 				cko_die(CKO_BADINPUT, "--sets %s: expected a count >= 1", optarg);
 			break;
-		case 'W': write = 0; break;
+		case 'W': R.write = 0; break;
 		case 'K': R.keep = 1; break;
 		case 'C': R.compare = 0; break;
-		case 'A': after = optarg; break;
-		case 'N': cko_sandbox_disable(); break;
-		case 'h': usage(0); break;
-		default: usage(2);
+		default: cko_reqloop_option(&R.L, c, optarg);
 		}
 	}
-	if (cko_step_after(after, json_out))
+	if (cko_reqloop_start(&R.L, argc - optind, argv + optind, 4.0 * (R.twice ? 2 : 1)))
 		return 0;
-	if (optind >= argc)
-		usage(2);
-	cko_out_check(json_out);
-	cko_requests_check(argc - optind, argv + optind);
-	cko_sandbox_check();
-	int nreq = argc - optind;
-	cko_watchdog(timeout_s * (4.0 * nreq * (twice ? 2 : 1)) + 60, cko_watchdog_result, (void *)json_out);
-	double t0 = cko_now(), tp = t0;
-	cko_gpu g;
-	cko_gpu_open(&g);
-	cko_sandbox_gpu_worker(argc - optind, argv + optind, json_out);
-	cko_phase_add(CKO_PH_INIT, &tp);
-	result = cJSON_CreateObject();
-	cJSON_AddStringToObject(result, "tool", "cko-run");
-	cJSON_AddStringToObject(result, "status", "ok");
-	cJSON_AddStringToObject(result, "device", g.name);
-	cJSON_AddBoolToObject(result, "double", twice);
-	cJSON_AddStringToObject(result, "sandbox", cko_sandbox_describe());
-	cJSON *cases = cJSON_AddArrayToObject(result, "cases");
-	R.g = &g;
+	cJSON_AddBoolToObject(R.L.result, "double", R.twice);
+	cJSON_AddStringToObject(R.L.result, "sandbox", cko_sandbox_describe());
 	CU_CHECK(cuStreamCreate(&R.st, CU_STREAM_NON_BLOCKING));
 	CU_CHECK(cuEventCreate(&R.e0, CU_EVENT_DEFAULT));
 	CU_CHECK(cuEventCreate(&R.e1, CU_EVENT_DEFAULT));
-	const char *overall = "ok";
-	for (int i = optind; i < argc; i++) {
-		cJSON *cj = cJSON_CreateObject();
-		cJSON_AddItemToArray(cases, cj);
-		cJSON_AddStringToObject(cj, "request", argv[i]);
-		cJSON_AddStringToObject(cj, "status", "ok");
-		if (R.fault || R.timed_out) {
-			cko_request rq;
-			cko_request_load(argv[i], &rq);
-			cJSON_AddStringToObject(cj, "case", rq.case_name);
-			cko_request_free(&rq);
-			set_status(cj, "skipped");
-			cJSON_AddStringToObject(cj, "message", "not run: an earlier case faulted or timed out");
-			continue;
-		}
-		cko_info("running %s", argv[i]);
-		run_request(&R, argv[i], cj, nsets, twice, write);
-		const char *st = cJSON_GetObjectItem(cj, "status")->valuestring;
-		if (strcmp(st, "ok") && !strcmp(overall, "ok"))
-			overall = st;
-		if (strcmp(st, "ok"))
-			cko_warn("%s: %s%s%s", argv[i], st, cJSON_GetObjectItem(cj, "message") ? ": " : "",
-				 cJSON_GetObjectItem(cj, "message") ? cJSON_GetObjectItem(cj, "message")->valuestring : "");
-	}
-	set_status(result, overall);
-	cJSON_AddNumberToObject(result, "seconds", cko_now() - t0);
-	cJSON_AddItemToObject(result, "phase_seconds", cko_phase_json());
-	write_result();
-	fflush(NULL);
-	if (R.timed_out || R.fault)
-		_exit(CKO_VERDICT); /* the context is gone or still busy: no orderly teardown */
-	cuStreamDestroy(R.st);
-	cJSON_Delete(result);
-	return strcmp(overall, "ok") ? CKO_VERDICT : CKO_OK;
+	return cko_reqloop_run(&R.L, "running", run_request, &R);
 }

@@ -23,12 +23,12 @@ fi
 if [ -f "$run/run.mk" ]; then
 	say "resuming $run (what is done stays done; remove the folder to start over)"
 else
-	# --patience 0: the demo always runs its 7 iterations, so that what it
+	# --patience 0 (PATIENCE unset): the demo always runs its 7 iterations, so that what it
 	# gives compares across sessions (on the H200 the tuner found nothing
 	# better in iterations 2-4 and its best in 5 and 7: the tuner's default
 	# patience, 5, would have run them all; the model's 3 would have stopped
 	# after iteration 4).
-	"$bin/cko-init" --workload sgemm --max-iterations "${ITER:-7}" --candidates "${CANDIDATES:-4}" --patience 0 \
+	"$bin/cko-init" --workload sgemm --max-iterations "${ITER:-7}" --candidates "${CANDIDATES:-4}" --patience "${PATIENCE:-0}" \
 		--run-dir "$run" >/dev/null || exit $?
 fi
 make -C "$run" -f run.mk CKO_BIN="$bin" ${ITER:+ITER="$ITER"} ${MAKEFLAGS_DEMO:-} || exit $?

@@ -127,6 +127,8 @@ char *cko_tool_path(const char *name);
 /* The first executable NAME in a folder of $PATH (/usr/bin:/bin when
  * unset), or NULL. Allocated. */
 char *cko_which(const char *name);
+/* The folder of this program (/proc/self/exe's), or NULL. Allocated. */
+char *cko_exe_dir(void);
 /* cko's share folder (mk/, prompts/, workloads/, docs/) from where this
  * program lies (/proc/self/exe's folder BIN): the first of BIN/.. (the
  * source tree), BIN/../share/cko (an installed tree), BIN/../.. and
@@ -300,15 +302,28 @@ typedef struct {
 void cko_signature_load(const char *path, cko_signature *sig);
 void cko_signature_from_json(const cJSON *root, const char *file, cko_signature *sig);
 void cko_signature_free(cko_signature *sig);
-int cko_role_parse(const char *s, int *role);
-const char *cko_role_name(int role);
 /* Binds the integer scalars of a case (a JSON object name -> number). */
 void cko_case_env(const cko_signature *sig, const cJSON *scalars, const char *file, const char *field,
 		  cko_env *env);
 /* Evaluates a buffer's shape; 0 on success or -1 with err. */
 int cko_param_shape(const cko_param *p, const cko_env *env, int64_t *shape, size_t *count, char *err,
 		    size_t errlen);
+
+/* ---- params.c: a params[] array (signature.json, launch requests) ---- */
+#define CKO_MAXPARAMS 64
 int cko_is_ident(const char *s);
+int cko_role_parse(const char *s, int *role);
+const char *cko_role_name(int role);
+/* Reads the rest of params[i] (its shape, value...), q holding its head. */
+typedef void cko_param_fn(const cJSON *p, const char *file, const char *field, int i, cko_param *q, void *arg);
+/* root's "params": min to CKO_MAXPARAMS objects with only the given keys,
+ * each with a C identifier "name" given once, a known "dtype", "kind"
+ * buffer or scalar and, for a buffer, "role" in, out or inout. Returns the
+ * count and *params (allocated) with each entry's name, dtype, is_buffer
+ * and role; fn (when not NULL) reads the rest of each entry in turn. Dies
+ * with status 2 naming the file and the field. */
+int cko_params_parse(const cJSON *root, const char *file, int min, const char *const *keys, cko_param **params,
+		     cko_param_fn *fn, void *arg);
 
 /* Launch rules for one case: the result of evaluating launch.json. */
 typedef struct {

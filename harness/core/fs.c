@@ -422,7 +422,7 @@ static int is_self(const char *path)
 	return stat(path, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-static char *exe_dir(void)
+char *cko_exe_dir(void)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -466,7 +466,7 @@ char *cko_self_dir(void)
 			return d;
 		}
 	}
-	return exe_dir();
+	return cko_exe_dir();
 }
 
 static int executable(const char *f)
@@ -482,7 +482,7 @@ char *cko_which(const char *name)
 
 char *cko_share_dir(const char *probe)
 {
-	char *bin = exe_dir();
+	char *bin = cko_exe_dir();
 	if (!bin)
 		return NULL;
 	/* bin/ of the source tree, an installed tree's bin/, build/san/bin */
@@ -522,7 +522,7 @@ char *cko_tool_path(const char *name)
 	char *d = cko_self_dir(), *f = beside(d, name);
 	free(d);
 	if (!f) {
-		d = exe_dir();
+		d = cko_exe_dir();
 		f = beside(d, name);
 		free(d);
 	}

@@ -24,4 +24,13 @@ int cko_memory_seed(const char *run, const char *dir, const char *out);
  * when the seed holds no kernel. */
 int cko_memory_candidate(const char *seed, const char *cdir);
 
+/* ---- memory_store.c ---- */
+/* Remembers an ended run (its best kernel, launch rules, signature and the
+ * notes that helped) as dir/run-HASH.json; CKO_VERDICT, with a warning,
+ * for a run that may not be remembered (no verified best, a candidate
+ * unconfined or failed in the sandbox). */
+int cko_memory_add(const char *run, const char *dir);
+/* Removes every run-*.json of dir; CKO_OK. */
+int cko_memory_clear(const char *dir);
+
 #endif

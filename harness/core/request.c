@@ -20,6 +20,45 @@ static void dims3(const cJSON *v, const char *file, const char *field, int64_t *
 	}
 }
 
+/* A scalar's value, or a buffer's shape (integers) and tolerances. */
+static void param_rest(const cJSON *p, const char *path, const char *f, int i, cko_param *head, void *arg)
+{
+	cko_request *rq = arg;
+	cko_rparam *q = &rq->params[i];
+	q->p = *head;
+	if (!q->p.is_buffer) {
+		const cJSON *v = cko_jreq(p, "value", path, f);
+		if (!cJSON_IsNumber(v))
+			cko_jfail(path, cko_field(f, "value"), "expected a number");
+		if (cko_dtype_is_float(q->p.dtype))
+			q->fvalue = v->valuedouble;
+		else
+			q->ivalue = cko_jint(p, "value", path, f);
+		return;
+	}
+	const cJSON *shape = cko_jreq(p, "shape", path, f);
+	int nd = cJSON_GetArraySize(shape);
+	if (!cJSON_IsArray(shape) || nd < 1 || nd > CKO_MAXDIM)
+		cko_jfail(path, cko_field(f, "shape"), "expected 1 to %d integers", CKO_MAXDIM);
+	q->p.ndim = nd;
+	q->count = 1;
+	int d = 0;
+	for (const cJSON *e = shape->child; e; e = e->next, d++) {
+		if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 1 ||
+		    e->valuedouble > 1e15)
+			cko_jfail(path, cko_field_i(cko_field(f, "shape"), d), "expected an integer >= 1");
+		q->shape[d] = (int64_t)e->valuedouble;
+		if ((uint64_t)q->shape[d] > ((size_t)1 << 40) / q->count)
+			cko_jfail(path, cko_field(f, "shape"), "more than 2^40 elements");
+		q->count *= (size_t)q->shape[d];
+	}
+	cko_tol_default(q->p.dtype, &q->tol);
+	q->tol.rtol = cko_jnum_opt(p, "rtol", q->tol.rtol);
+	q->tol.atol = cko_jnum_opt(p, "atol", q->tol.atol);
+	if (!(q->tol.rtol >= 0) || !(q->tol.atol >= 0))
+		cko_jfail(path, f, "rtol and atol must be >= 0");
+}
+
 void cko_request_load(const char *path, cko_request *rq)
 {
 	static const char *const keys[] = {"case", "hidden", "cubin", "entry", "grid", "block", "smem", "params",
@@ -51,70 +90,16 @@ void cko_request_load(const char *path, cko_request *rq)
 	const char *out = cko_jstr_opt(root, "out", NULL);
 	rq->out = out ? cko_path_join(rq->dir, out) : NULL;
 
-	const cJSON *params = cko_jreq(root, "params", path, "");
-	if (!cJSON_IsArray(params) || cJSON_GetArraySize(params) > 64)
-		cko_jfail(path, "params", "expected an array of at most 64 parameters");
-	rq->nparams = cJSON_GetArraySize(params);
-	rq->params = xcalloc((size_t)rq->nparams, sizeof *rq->params);
-	int i = 0;
-	for (const cJSON *p = params->child; p; p = p->next, i++) {
-		char f[32];
-		snprintf(f, sizeof f, "params[%d]", i);
-		cko_jkeys(p, path, f, pkeys);
-		cko_rparam *q = &rq->params[i];
-		const char *name = cko_jstr(p, "name", path, f), *dt = cko_jstr(p, "dtype", path, f);
-		const char *kind = cko_jstr(p, "kind", path, f);
-		if (!cko_is_ident(name))
-			cko_jfail(path, cko_field(f, "name"), "not a C identifier");
-		for (int j = 0; j < i; j++)
-			if (!strcmp(rq->params[j].p.name, name))
-				cko_jfail(path, cko_field(f, "name"), "'%s' appears twice", name);
-		q->p.name = xstrdup(name);
-		if (!cko_dtype_parse(dt, &q->p.dtype))
-			cko_jfail(path, cko_field(f, "dtype"), "unknown dtype '%s'", dt);
-		if (!strcmp(kind, "scalar")) {
-			const cJSON *v = cko_jreq(p, "value", path, f);
-			if (!cJSON_IsNumber(v))
-				cko_jfail(path, cko_field(f, "value"), "expected a number");
-			if (cko_dtype_is_float(q->p.dtype))
-				q->fvalue = v->valuedouble;
-			else
-				q->ivalue = cko_jint(p, "value", path, f);
-		} else if (!strcmp(kind, "buffer")) {
-			q->p.is_buffer = 1;
-			if (!cko_role_parse(cko_jstr(p, "role", path, f), &q->p.role))
-				cko_jfail(path, cko_field(f, "role"), "expected in, out or inout");
-			const cJSON *shape = cko_jreq(p, "shape", path, f);
-			int nd = cJSON_GetArraySize(shape);
-			if (!cJSON_IsArray(shape) || nd < 1 || nd > CKO_MAXDIM)
-				cko_jfail(path, cko_field(f, "shape"), "expected 1 to %d integers", CKO_MAXDIM);
-			q->p.ndim = nd;
-			q->count = 1;
-			int d = 0;
-			for (const cJSON *e = shape->child; e; e = e->next, d++) {
-				if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 1 ||
-				    e->valuedouble > 1e15)
-					cko_jfail(path, cko_field_i(cko_field(f, "shape"), d), "expected an integer >= 1");
-				q->shape[d] = (int64_t)e->valuedouble;
-				if ((uint64_t)q->shape[d] > ((size_t)1 << 40) / q->count)
-					cko_jfail(path, cko_field(f, "shape"), "more than 2^40 elements");
-				q->count *= (size_t)q->shape[d];
-			}
-			cko_tol_default(q->p.dtype, &q->tol);
-			q->tol.rtol = cko_jnum_opt(p, "rtol", q->tol.rtol);
-			q->tol.atol = cko_jnum_opt(p, "atol", q->tol.atol);
-			if (!(q->tol.rtol >= 0) || !(q->tol.atol >= 0))
-				cko_jfail(path, f, "rtol and atol must be >= 0");
-		} else {
-			cko_jfail(path, cko_field(f, "kind"), "expected buffer or scalar");
-		}
-	}
+	cko_param *heads;
+	rq->params = xcalloc(CKO_MAXPARAMS, sizeof *rq->params);
+	rq->nparams = cko_params_parse(root, path, 0, pkeys, &heads, param_rest, rq);
+	free(heads); /* each name now belongs to rq->params[i].p */
 	const cJSON *sets = cko_jreq(root, "sets", path, "");
 	if (!cJSON_IsArray(sets) || cJSON_GetArraySize(sets) < 1 || cJSON_GetArraySize(sets) > 16)
 		cko_jfail(path, "sets", "expected an array of 1 to 16 input sets");
 	rq->nsets = cJSON_GetArraySize(sets);
 	rq->sets = xcalloc((size_t)rq->nsets, sizeof *rq->sets);
-	i = 0;
+	int i = 0;
 	for (const cJSON *s = sets->child; s; s = s->next, i++) {
 		char f[32];
 		snprintf(f, sizeof f, "sets[%d]", i);

@@ -6,32 +6,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cko_is_ident(const char *s)
-{
-	if (!s || !(isalpha((unsigned char)*s) || *s == '_') || strlen(s) > 63)
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return 0;
-	return 1;
-}
-
-int cko_role_parse(const char *s, int *role)
-{
-	static const char *names[] = {"in", "out", "inout"};
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(s, names[i])) {
-			*role = i;
-			return 1;
-		}
-	return 0;
-}
-
-const char *cko_role_name(int role) { return role == CKO_IN ? "in" : role == CKO_OUT ? "out" : "inout"; }
-
 static int scalar_dtype_ok(cko_dtype t)
 {
 	return t == CKO_I32 || t == CKO_I64 || t == CKO_U32 || t == CKO_U64 || t == CKO_F32 || t == CKO_F64;
+}
+
+/* A scalar's dtype and keys, or a buffer's shape: expressions. */
+static void param_rest(const cJSON *p, const char *file, const char *field, int i, cko_param *q, void *arg)
+{
+	if (!q->is_buffer) {
+		if (!scalar_dtype_ok(q->dtype))
+			cko_jfail(file, cko_field(field, "dtype"), "scalars are i32, i64, u32, u64, f32 or f64");
+		if (cko_jget(p, "role") || cko_jget(p, "shape"))
+			cko_jfail(file, field, "a scalar has no role or shape");
+		return;
+	}
+	const cJSON *shape = cko_jreq(p, "shape", file, field);
+	int nd = cJSON_GetArraySize(shape);
+	if (!cJSON_IsArray(shape) || nd < 1 || nd > CKO_MAXDIM)
+		cko_jfail(file, cko_field(field, "shape"), "expected an array of 1 to %d expressions", CKO_MAXDIM);
+	q->ndim = nd;
+	int d = 0;
+	for (const cJSON *e = shape->child; e; e = e->next, d++) {
+		char err[256];
+		if (cJSON_IsNumber(e))
+			q->shape[d] = xasprintf("%.0f", e->valuedouble);
+		else if (cJSON_IsString(e))
+			q->shape[d] = xstrdup(e->valuestring);
+		else
+			cko_jfail(file, cko_field_i(cko_field(field, "shape"), d), "expected an expression");
+		if (cko_expr_check(q->shape[d], err, sizeof err))
+			cko_jfail(file, cko_field_i(cko_field(field, "shape"), d), "%s", err);
+	}
 }
 
 void cko_signature_from_json(const cJSON *root, const char *file, cko_signature *sig)
@@ -45,61 +51,7 @@ void cko_signature_from_json(const cJSON *root, const char *file, cko_signature 
 	if (!cko_is_ident(entry))
 		cko_jfail(file, "entry", "'%s' is not a C identifier", entry);
 	sig->entry = xstrdup(entry);
-	const cJSON *params = cko_jreq(root, "params", file, "");
-	if (!cJSON_IsArray(params) || cJSON_GetArraySize(params) == 0)
-		cko_jfail(file, "params", "expected a non-empty array");
-	sig->nparams = cJSON_GetArraySize(params);
-	if (sig->nparams > 64)
-		cko_jfail(file, "params", "more than 64 parameters");
-	sig->params = xcalloc((size_t)sig->nparams, sizeof *sig->params);
-	int i = 0;
-	for (const cJSON *p = params->child; p; p = p->next, i++) {
-		char field[64];
-		snprintf(field, sizeof field, "params[%d]", i);
-		cko_jkeys(p, file, field, pk);
-		cko_param *q = &sig->params[i];
-		const char *name = cko_jstr(p, "name", file, field);
-		if (!cko_is_ident(name))
-			cko_jfail(file, cko_field(field, "name"), "'%s' is not a C identifier", name);
-		for (int j = 0; j < i; j++)
-			if (!strcmp(sig->params[j].name, name))
-				cko_jfail(file, cko_field(field, "name"), "'%s' appears twice", name);
-		q->name = xstrdup(name);
-		const char *kind = cko_jstr(p, "kind", file, field);
-		const char *dt = cko_jstr(p, "dtype", file, field);
-		if (!cko_dtype_parse(dt, &q->dtype))
-			cko_jfail(file, cko_field(field, "dtype"), "unknown dtype '%s'", dt);
-		if (!strcmp(kind, "scalar")) {
-			if (!scalar_dtype_ok(q->dtype))
-				cko_jfail(file, cko_field(field, "dtype"), "scalars are i32, i64, u32, u64, f32 or f64");
-			if (cko_jget(p, "role") || cko_jget(p, "shape"))
-				cko_jfail(file, field, "a scalar has no role or shape");
-		} else if (!strcmp(kind, "buffer")) {
-			q->is_buffer = 1;
-			const char *role = cko_jstr(p, "role", file, field);
-			if (!cko_role_parse(role, &q->role))
-				cko_jfail(file, cko_field(field, "role"), "expected in, out or inout, not '%s'", role);
-			const cJSON *shape = cko_jreq(p, "shape", file, field);
-			int nd = cJSON_GetArraySize(shape);
-			if (!cJSON_IsArray(shape) || nd < 1 || nd > CKO_MAXDIM)
-				cko_jfail(file, cko_field(field, "shape"), "expected an array of 1 to %d expressions", CKO_MAXDIM);
-			q->ndim = nd;
-			int d = 0;
-			for (const cJSON *e = shape->child; e; e = e->next, d++) {
-				char err[256];
-				if (cJSON_IsNumber(e))
-					q->shape[d] = xasprintf("%.0f", e->valuedouble);
-				else if (cJSON_IsString(e))
-					q->shape[d] = xstrdup(e->valuestring);
-				else
-					cko_jfail(file, cko_field_i(cko_field(field, "shape"), d), "expected an expression");
-				if (cko_expr_check(q->shape[d], err, sizeof err))
-					cko_jfail(file, cko_field_i(cko_field(field, "shape"), d), "%s", err);
-			}
-		} else {
-			cko_jfail(file, cko_field(field, "kind"), "expected buffer or scalar, not '%s'", kind);
-		}
-	}
+	sig->nparams = cko_params_parse(root, file, 1, pk, &sig->params, param_rest, NULL);
 }
 
 void cko_signature_load(const char *path, cko_signature *sig)

@@ -268,6 +268,49 @@ uint64_t cko_exec_digest(cko_exec *x, int s, int i);
 int cko_exec_compare(cko_exec *x, int s, int i, const char *expected, const cko_tol *tol, int max_first,
 		     CUstream st, cko_cmp *r, cko_tensor *actual);
 
+/* ---- reqloop.c: the request loop of cko-run and cko-bench ----
+ * The options both take (-o, -t, --no-sandbox, --after, -h) go in each
+ * tool's getopt_long tables; its switch hands them, and anything it does
+ * not know, to cko_reqloop_option. */
+#define CKO_REQLOOP_SHORTOPTS "o:t:h"
+#define CKO_REQLOOP_LONGOPTS                                                              \
+	{"output", required_argument, 0, 'o'}, {"timeout", required_argument, 0, 't'},   \
+	{"no-sandbox", no_argument, 0, 'N'}, {"after", required_argument, 0, 'A'},       \
+	{"help", no_argument, 0, 'h'}
+typedef struct {
+	const char *tool;       /* "cko-run": the result's "tool" */
+	void (*usage)(int);     /* prints the help and exits with the status */
+	const char *out;        /* -o (default "-", standard output) */
+	double timeout;         /* -t: seconds one launch may take (default 10) */
+	const char *after;      /* --after RECORD */
+	int skipped_named;      /* a skipped case names its "case" (cko-run's do, cko-bench's not) */
+	int n;                  /* the requests */
+	char **requests;
+	cko_gpu gpu;
+	cJSON *result;          /* {"tool", "status", "device"}: the tool adds its fields */
+	double t0;
+} cko_reqloop;
+#define CKO_REQLOOP(tool_, usage_) {.tool = (tool_), .usage = (usage_), .out = "-", .timeout = 10}
+/* A shared option c (as getopt_long returned it) with its argument; -h
+ * prints the help (exit 0), an unknown option the usage (exit 2). */
+void cko_reqloop_option(cko_reqloop *L, int c, const char *arg);
+/* After the options: with --after and a record that is not ok, writes the
+ * skipped record and returns 1 (the tool exits 0). Else checks that there
+ * are requests (usage, exit 2), the output's folder, the requests and the
+ * sandbox (exit 2 or 3 before the GPU is touched); starts the watchdog
+ * (launches per request x -t, + 60 s, for all of them), opens the GPU,
+ * confines the worker and makes the result; returns 0. */
+int cko_reqloop_start(cko_reqloop *L, int n, char **requests, double launches);
+/* Gives each request a case {"request", "status": "ok"} in the result's
+ * "cases" and hands it to one(arg, request, case), which fills it (its
+ * "case", a status other than ok with a "message", the tool's fields) and
+ * returns 1 when the context is lost: every later case is then skipped.
+ * Warns for each case not ok; writes the result with the first such status,
+ * "seconds" and "phase_seconds"; returns the exit status (0 all ok, 1 a
+ * verdict), or exits 1 without teardown once the context is lost. */
+int cko_reqloop_run(cko_reqloop *L, const char *doing, int (*one)(void *arg, const char *request, cJSON *c),
+		    void *arg);
+
 /* ---- gpu_compare.c: expected vs actual on the device ---- */
 /* Fills r as cko_compare would for a passing tensor (no first[] entries);
  * r->ok = 0 means: compare on the host for the details. */

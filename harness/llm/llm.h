@@ -4,7 +4,7 @@
  * a propose/repair prompt is rendered from.
  *
  *   llm_config.c   config file, API key (.env), scrubbing the key
- *   llm_http.c     one POST through libcurl, bounded body, headers
+ *   llm_http.c     one POST through harness/http: the key, no redirects
  *   llm_retry.c    what to do with a failed attempt: retry, degrade, give up
  *   llm_answer.c   the answer object from a structured or fenced reply
  *   llm_check.c    local validation of a kernel answer (entry, launch rules)
@@ -77,24 +77,12 @@ char *llm_scrub(char *s);
 void llm_scrub_json(cJSON *j);
 
 /* ---- llm_http.c ---- */
-typedef struct {
-	long status;        /* HTTP status; 0 when no response came */
-	int curl_code;      /* CURLcode, 0 on success */
-	char err[512];      /* libcurl's reason when curl_code != 0 */
-	char *body;         /* NUL-terminated; never NULL after llm_http_post */
-	size_t body_len;
-	int body_truncated; /* longer than the limit: cut, and an error */
-	int has_retry_after;
-	char retry_after[128]; /* the header's value */
-	cJSON *headers;     /* response headers, lower-case names, minus cookies */
-	double time_s;
-} llm_http;
+typedef struct cko_http cko_http; /* http.h */
 /* POSTs body (JSON) to url with a bearer key unless key is NULL. Returns 0
  * when a complete response arrived (any status), -1 on a transport error
- * (r->curl_code, r->err). */
+ * (r->curl_code, r->err, the key masked). cko_http_free releases r. */
 int llm_http_post(const char *url, const char *key, const char *body, double timeout_s, double connect_timeout_s,
-		  size_t max_body, llm_http *r);
-void llm_http_free(llm_http *r);
+		  size_t max_body, cko_http *r);
 
 /* ---- llm_retry.c ---- */
 enum {
@@ -119,7 +107,7 @@ const char *llm_error_message(const cJSON *j, const char *raw, char *msg, size_t
 /* Classifies an attempt. present: the LLM_F_ fields the request carried;
  * *drop receives those to remove for LLM_DEGRADE. msg: why, for the
  * transcript and the final error. parsed: the body as JSON (or NULL). */
-int llm_classify(const llm_http *h, const cJSON *parsed, int present, int *drop, char *msg, size_t n);
+int llm_classify(const cko_http *h, const cJSON *parsed, int present, int *drop, char *msg, size_t n);
 /* Parses a Retry-After value: delta seconds or an HTTP date (relative to
  * now). 0 on success. */
 int llm_retry_after(const char *value, time_t now, double *seconds);

@@ -4,6 +4,7 @@
  * for a bounded number of rounds, and records every request (without the
  * key), raw response, tool call and wait in the transcript. */
 #include "llm_ask.h"
+#include "http.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -208,7 +209,7 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 		cJSON_AddItemToObject(ev, "body", bj ? bj : cJSON_CreateString(body));
 		s->requests++;
 
-		llm_http h;
+		cko_http h;
 		int rc = llm_http_post(url, s->key, body, c->timeout_s, c->connect_timeout_s, c->response_max, &h);
 		free(body);
 		llm_scrub(h.body);
@@ -238,7 +239,7 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 		llm_scrub(msg);
 		if (k == LLM_DONE) {
 			result = parsed;
-			llm_http_free(&h);
+			cko_http_free(&h);
 			break;
 		}
 		cJSON_AddStringToObject(rv, "problem", msg);
@@ -247,7 +248,7 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 			snprintf(s->error, sizeof s->error, "%s (structured is json_schema: not falling back to fenced text)",
 				 msg);
 			cJSON_Delete(parsed);
-			llm_http_free(&h);
+			cko_http_free(&h);
 			break;
 		}
 		if (k == LLM_DEGRADE && degrades++ < 8) {
@@ -278,7 +279,7 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 				go_fenced(s, messages);
 			last[0] = 0;
 			cJSON_Delete(parsed);
-			llm_http_free(&h);
+			cko_http_free(&h);
 			save_transcript(s);
 			continue;
 		}
@@ -288,7 +289,7 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 		if (k == LLM_RETRY && same && h.status == 500) {
 			snprintf(s->error, sizeof s->error, "the server gave the same error twice, not retrying: %s", msg);
 			cJSON_Delete(parsed);
-			llm_http_free(&h);
+			cko_http_free(&h);
 			break;
 		}
 		snprintf(last, sizeof last, "%s", msg);
@@ -297,12 +298,12 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 			const char *ms = cko_jstr_opt(h.headers, "retry-after-ms", NULL);
 			if (ms && !llm_retry_after(ms, time(NULL), &v))
 				ra = v / 1000;
-			else if (h.has_retry_after && !llm_retry_after(h.retry_after, time(NULL), &v))
+			else if ((ms = cko_jstr_opt(h.headers, "retry-after", NULL)) && !llm_retry_after(ms, time(NULL), &v))
 				ra = v;
 			if (ra > 3600) {
 				snprintf(s->error, sizeof s->error, "%s; the server asks to wait %.0f s (Retry-After)", msg, ra);
 				cJSON_Delete(parsed);
-				llm_http_free(&h);
+				cko_http_free(&h);
 				break;
 			}
 			double wait = llm_backoff(attempt, c->retry_base_s, c->retry_max_s, ra, rng);
@@ -318,7 +319,7 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 			else
 				cko_info("%s; trying again in %.1f s (%d of %d)", msg, wait, attempt + 1, c->max_retries);
 			cJSON_Delete(parsed);
-			llm_http_free(&h);
+			cko_http_free(&h);
 			save_transcript(s);
 			sleep_s(wait);
 			attempt++;
@@ -330,7 +331,7 @@ static cJSON *exchange(llm_session *s, cJSON *messages, req_state *st, int round
 		else
 			snprintf(s->error, sizeof s->error, "%s", msg);
 		cJSON_Delete(parsed);
-		llm_http_free(&h);
+		cko_http_free(&h);
 		break;
 	}
 	free(url);

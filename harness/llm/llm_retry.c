@@ -6,6 +6,7 @@
  * 500 as often as with a 400; the rest (quota, auth, unknown model, other
  * client errors) gives up at once. */
 #include "llm.h"
+#include "http.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -112,7 +113,7 @@ static int curl_transient(int code)
 	}
 }
 
-int llm_classify(const llm_http *h, const cJSON *parsed, int present, int *drop, char *msg, size_t n)
+int llm_classify(const cko_http *h, const cJSON *parsed, int present, int *drop, char *msg, size_t n)
 {
 	*drop = 0;
 	if (h->curl_code) {

@@ -43,4 +43,12 @@ expect_eq demo/resume-same-folder "$(ls res | tr '\n' ' ')" "demo-run "
 expect_eq demo/resume-cases-kept "$(stat -c %Y res/demo-run/cases/index.json)" "$cases_before"
 expect_jq demo/resume-complete '.counts.candidates == 2' res/demo-run/summary.json
 expect_eq demo/no-temporary "$(find res -name '*.tmp*' | wc -l)" 0
+# The demo runs all its iterations (patience 0) unless PATIENCE says
+# otherwise; the reference is timed with its own, fewer launches.
+expect_grep demo/patience-off '^PATIENCE    := 0$' res/demo-run/run.mk
+expect_grep demo/ref-timed '^REF_TIMED   [?]= 20$' res/demo-run/run.mk
+expect_status demo/patience-given 0 env CKO_BIN="$T/fake" RESULTS="$T/res2" ITER=1 CANDIDATES=1 PATIENCE=5 sh "$CKO_TOP/tools/demo.sh"
+expect_grep demo/patience-5 '^PATIENCE    := 5$' res2/demo-run/run.mk
+make -n -C res2/demo-run -f run.mk -W reference/run.json reference/bench.json >ref.n 2>&1
+expect_grep demo/ref-bench-launches 'cko-bench -w 2 -n 20 ' ref.n
 finish

@@ -5,32 +5,10 @@
 # Fake GPU tools and the fake model server (make mechanics only).
 . "$(dirname "$0")/../lib.sh"
 . "$CKO_TOP/tests/data/llm/fake.sh"
-have_python || { skip run-edit "no python3"; finish; }
-D=$DATA/run
-cd "$T" || exit 1
-mkdir -p bin
-for f in "$CKO_BIN"/cko-*; do ln -s "$f" bin/; done
-for f in cko-props cko-run cko-bench; do rm -f bin/$f; cp "$CKO_TOP/tests/fake-gpu/$f" bin/$f; done
-cp "$CKO_TOP/tests/fake-gpu/common.sh" bin/
-export CKO_LOCK_DIR=$T/locks OPENAI_API_KEY=$FAKE_KEY
-
-broken='extern "C" __global__ void copy(const float *x, float *y, int n) { y[0] = undefined_name; }'
-copy='extern "C" __global__ void copy(const float *x, float *y, int n)
-{
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		y[i] = x[i];
-}'
-wire='{"defines": [{"name": "BLOCK", "value": 256}], "grid": ["ceil_div(n, BLOCK)"], "block": ["BLOCK"], "smem": null, "overrides": null, "tunables": null, "constraints": null}'
-jq -n -c --arg b "$broken" --arg f "// FAKE: ok time=0.5
-$copy" --argjson l "$wire" '[
-	{json: {note: "does not compile", kernel: $b, launch: $l}},
-	{json: {note: "plain copy", kernel: $f, launch: $l}},
-	{json: {note: "never asked: no response is lost", kernel: $f, launch: $l}}]' >script.json
-fake_start "$T/script.json" || finish
-fake_config
-jq '{max_iterations: 2, model_settings: .}' "$T/config.json" >cfg.json
-run=$(init_test_run --config cfg.json --hidden-seed 3 --results "$T/r")
+fake_run_setup run-edit
+fake_run_init "does not compile" \
+	"plain copy" \
+	"never asked: no response is lost"
 mk() { make -C "$run" -f run.mk CKO_BIN="$T/bin" "$@"; }
 expect_status run-edit/make 0 mk
 expect_jq run-edit/broken-first '.candidates[1].id == "iter-001/c0" and .candidates[1].stage == "compile" and .best == "iter-002/c0"' "$run/history.json"
@@ -43,7 +21,7 @@ mkdir kept
 for f in $keep; do mkdir -p "kept/$(dirname "$f")"; cp -p "$run/$f" "kept/$f"; done
 
 # The user fixes iteration 1's kernel by hand, and makes it the fastest.
-printf '// FAKE: ok time=0.25\n%s\n' "$copy" >"$run/iter-001/c0/kernel.cu"
+printf '// FAKE: ok time=0.25\n%s\n' "$RUN_COPY" >"$run/iter-001/c0/kernel.cu"
 expect_status run-edit/remake 0 mk
 expect_jq run-edit/recompiled '.status == "ok" and .source == "iter-001/c0/kernel.cu"' "$run/iter-001/c0/compile.json"
 expect_jq run-edit/reverified '.status == "ok"' "$run/iter-001/c0/run.json"

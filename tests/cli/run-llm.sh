@@ -6,38 +6,10 @@
 # asked for again unless deleted; no key lands in any file.
 . "$(dirname "$0")/../lib.sh"
 . "$CKO_TOP/tests/data/llm/fake.sh"
-have_python || { skip run-llm "no python3"; finish; }
-D=$DATA/run
-cd "$T" || exit 1
-mkdir -p bin
-for f in "$CKO_BIN"/cko-*; do ln -s "$f" bin/; done
-# On the GPU machine (CKO_REAL_GPU=1) the real GPU tools verify and time the kernels.
-if [ "${CKO_REAL_GPU:-0}" != 1 ]; then
-	for f in cko-props cko-run cko-bench; do rm -f bin/$f; cp "$CKO_TOP/tests/fake-gpu/$f" bin/$f; done
-	cp "$CKO_TOP/tests/fake-gpu/common.sh" bin/
-elif ! have_gpu; then
-	skip run-llm "CKO_REAL_GPU=1 but no GPU"; finish
-fi
-export CKO_LOCK_DIR=$T/locks OPENAI_API_KEY=$FAKE_KEY
-
-broken='extern "C" __global__ void copy(const float *x, float *y, int n) { y[0] = undefined_name; }'
-fixed='// FAKE: ok time=0.5
-extern "C" __global__ void copy(const float *x, float *y, int n)
-{
-	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n)
-		y[i] = x[i];
-}'
-wire='{"defines": [{"name": "BLOCK", "value": 256}], "grid": ["ceil_div(n, BLOCK)"], "block": ["BLOCK"], "smem": null, "overrides": null, "tunables": null, "constraints": null}'
-jq -n -c --arg b "$broken" --arg f "$fixed" --argjson l "$wire" '[
-	{json: {note: "vectorized copy", kernel: $b, launch: $l}},
-	{json: {note: "declared the missing name away: plain copy with 256 threads", kernel: $f, launch: $l}},
-	{json: {note: "asked again after the response was deleted", kernel: $f, launch: $l}}]' >script.json
-fake_start "$T/script.json" || finish
-fake_config
-jq '{max_iterations: 2, model_settings: .}' "$T/config.json" >cfg.json
-
-run=$(init_test_run --config cfg.json --hidden-seed 3 --results "$T/r")
+fake_run_setup run-llm real-gpu
+fake_run_init "vectorized copy" \
+	"declared the missing name away: plain copy with 256 threads" \
+	"asked again after the response was deleted"
 expect_jq run-llm/proposer '.proposer == "llm" and .model_settings.model == "fake-model"' "$run/config.json"
 expect_status run-llm/make 0 make -C "$run" -f run.mk CKO_BIN="$T/bin"
 H=$run/history.json

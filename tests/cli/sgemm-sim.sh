@@ -6,26 +6,12 @@
 # loop.  By default the main configuration of each variant; CKO_FULL=1 adds
 # an even spread of the space (CKO_SGEMM_SIM=N points, default 40).
 . "$(dirname "$0")/../lib.sh"
+. "$CKO_TOP/tests/cli/sim-build.subr"
 
 SP=$CKO_TOP/workloads/sgemm/space.json
 PY=$CKO_TOP/tests/cli/sgemm-space.py
 SIM=$CKO_TOP/tests/cli/sgemm-sim.cc
-CXX=${CXX:-c++}
-if ! command -v python3 >/dev/null 2>&1; then
-	skip sgemm-sim "no python3"
-	finish
-fi
-if ! command -v "$CXX" >/dev/null 2>&1; then
-	skip sgemm-sim "no C++ compiler ($CXX)"
-	finish
-fi
-san="-fsanitize=address,undefined -fno-sanitize-recover=all"
-echo 'int main(){return 0;}' >"$T/probe.cc"
-if ! "$CXX" $san -o "$T/probe" "$T/probe.cc" 2>/dev/null; then
-	san=""
-fi
-# the fiber switches make ASan warn once per run; it is not a finding
-export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:detect_stack_use_after_return=0"
+sim_setup sgemm-sim
 
 # By default the main configuration of each variant (kernels/README.md).
 python3 "$PY" list "$SP" >"$T/all" || { fail sgemm-sim-list "sgemm-space.py list failed"; finish; }
@@ -55,14 +41,8 @@ while IFS='	' read -r variant source defs; do
 	i=$((i + 1))
 	name="sgemm-sim/$variant $defs"
 	smem=$(python3 "$PY" launch "$SP" "$variant" 1 1 1 $defs | awk '{print $7}')
-	dflags=""
-	for d in $defs; do dflags="$dflags -D$d"; done
 	bin="$T/sim$i"
-	if ! "$CXX" -std=c++17 -O1 -g -w $san $dflags -DKERNEL_FILE="\"$CKO_TOP/workloads/sgemm/$source\"" \
-		-DSIM_SMEM_BYTES="$smem" -o "$bin" "$SIM" 2>"$T/cxx.err"; then
-		fail "$name" "does not build on the host: $(head -c 400 "$T/cxx.err")"
-		continue
-	fi
+	sim_build "$name" "$bin" "$SIM" "$CKO_TOP/workloads/sgemm/$source" "$defs" -DSIM_SMEM_BYTES="$smem" || continue
 	order=$i
 	echo "$sizes" | {
 		while read -r M N K; do
@@ -75,6 +55,6 @@ while IFS='	' read -r variant source defs; do
 			order=$((order + 1))
 		done
 	} >"$T/bad"
-	if [ -s "$T/bad" ]; then fail "$name" "$(head -c 600 "$T/bad")"; else ok "$name"; fi
+	sim_verdict "$name"
 done <"$T/points"
 finish

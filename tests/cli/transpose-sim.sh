@@ -9,25 +9,12 @@
 # group of the grouped block order; every element of y must be x
 # transposed, bit for bit.
 . "$(dirname "$0")/../lib.sh"
+. "$CKO_TOP/tests/cli/sim-build.subr"
 
 SP=$CKO_TOP/workloads/transpose/space.json
 PY=$CKO_TOP/tests/cli/sgemm-space.py
 SIM=$CKO_TOP/tests/cli/transpose-sim.cc
-CXX=${CXX:-c++}
-if ! command -v python3 >/dev/null 2>&1; then
-	skip transpose-sim "no python3"
-	finish
-fi
-if ! command -v "$CXX" >/dev/null 2>&1; then
-	skip transpose-sim "no C++ compiler ($CXX)"
-	finish
-fi
-san="-fsanitize=address,undefined -fno-sanitize-recover=all"
-echo 'int main(){return 0;}' >"$T/probe.cc"
-if ! "$CXX" $san -o "$T/probe" "$T/probe.cc" 2>/dev/null; then
-	san=""
-fi
-export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:detect_stack_use_after_return=0"
+sim_setup transpose-sim
 
 python3 "$PY" list "$SP" >"$T/points" || { fail transpose-sim-list "sgemm-space.py list failed"; finish; }
 expect_eq transpose-sim-space-size "$(wc -l <"$T/points")" 24
@@ -71,14 +58,8 @@ i=0
 while IFS='	' read -r variant source defs; do
 	i=$((i + 1))
 	name="transpose-sim/$variant $defs"
-	dflags=""
-	for d in $defs; do dflags="$dflags -D$d"; done
 	bin="$T/sim$i"
-	if ! "$CXX" -std=c++17 -O1 -g -w $san $dflags -DKERNEL_FILE="\"$CKO_TOP/workloads/transpose/$source\"" \
-		-o "$bin" "$SIM" 2>"$T/cxx.err"; then
-		fail "$name" "does not build on the host: $(head -c 400 "$T/cxx.err")"
-		continue
-	fi
+	sim_build "$name" "$bin" "$SIM" "$CKO_TOP/workloads/transpose/$source" "$defs" || continue
 	order=$i
 	python3 "$T/launch.py" "$PY" "$SP" "$T/sizes" $defs >"$T/launches" ||
 		{ fail "$name" "launch rules do not evaluate"; continue; }
@@ -93,6 +74,6 @@ while IFS='	' read -r variant source defs; do
 			order=$((order + 1))
 		done
 	} <"$T/launches" >"$T/bad"
-	if [ -s "$T/bad" ]; then fail "$name" "$(head -c 600 "$T/bad")"; else ok "$name"; fi
+	sim_verdict "$name"
 done <"$T/points"
 finish

@@ -28,7 +28,7 @@ top=$(cd "$here/../.." && pwd)
 # The host core that the harnesses reach (harness/core: no GPU, no NVRTC),
 # and the model answer's extraction and checks (harness/llm: no libcurl).
 SRC="core/err core/mem core/fs core/json core/dtype core/npy core/expr core/hash core/rng core/stats
-	core/compare core/workload core/request llm/llm_answer llm/llm_check"
+	core/compare core/params core/workload core/request llm/llm_answer llm/llm_check"
 CFLAGS="-std=c11 -D_GNU_SOURCE -DFUZZING -g -O1 -fno-omit-frame-pointer -I$top/harness/core -I$top/harness/llm
 	-fsanitize=address,undefined -fno-sanitize-recover=all"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

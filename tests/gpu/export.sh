@@ -24,16 +24,20 @@ driver() {
 	"#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <algorithm>\n#include <vector>\n#include \"\($n).h\"",
 	"static void *npy(const char *path, size_t bytes)\n{\n\tFILE *f = fopen(path, \"rb\");\n\tunsigned char h[12];\n\tif (!f || fread(h, 1, 10, f) != 10) { perror(path); exit(3); }\n\tsize_t off = h[6] == 1 ? 10 + (h[8] | h[9] << 8) : (fread(h + 10, 1, 2, f), 12 + (h[8] | h[9] << 8 | h[10] << 16 | (size_t)h[11] << 24));\n\tvoid *p = malloc(bytes);\n\tif (fseek(f, (long)off, SEEK_SET) || fread(p, 1, bytes, f) != bytes) { fprintf(stderr, \"%s: short\\n\", path); exit(3); }\n\tfclose(f);\n\treturn p;\n}",
 	"#define CK(x) do { cudaError_t r_ = (x); if (r_ != cudaSuccess) { fprintf(stderr, \"%s: %s\\n\", #x, cudaGetErrorString(r_)); exit(3); } } while (0)",
-	"int main(int argc, char **argv)\n{\n\tconst char *in = argv[1];\n\tchar path[4096];\n\t(void)argc;",
+	"int main(int argc, char **argv)\n{\n\tconst char *in = argv[1];\n\tchar path[4096];\n\t(void)argc;\n\tsize_t offset = getenv(\"CKO_DRIVER_OFFSET\") ? (size_t)atol(getenv(\"CKO_DRIVER_OFFSET\")) : 0;\n\tsize_t gap = getenv(\"CKO_DRIVER_GAP\") ? (size_t)atol(getenv(\"CKO_DRIVER_GAP\")) : 0;",
 	(.params[] | select(.kind == "buffer") |
-		"\t\(ctype) *\(.name);\n\tsize_t \(.name)_bytes = (size_t)\(count) * sizeof(\(ctype));\n\tCK(cudaMalloc((void **)&\(.name), \(.name)_bytes));" +
+		"\t\(ctype) *\(.name);\n\tsize_t \(.name)_bytes = (size_t)\(count) * sizeof(\(ctype));\n\tCK(cudaMalloc((void **)&\(.name), \(.name)_bytes + offset));\n\t\(.name) = (\(ctype) *)((char *)\(.name) + offset);\n\tif (gap) { void *pad; CK(cudaMalloc(&pad, gap)); }" +
 		(if .role != "out" then
 			"\n\tsnprintf(path, sizeof path, \"%s/\(.name).npy\", in);\n\t{ void *h = npy(path, \(.name)_bytes); CK(cudaMemcpy(\(.name), h, \(.name)_bytes, cudaMemcpyHostToDevice)); free(h); }"
 		 else "" end)),
 	(.params[] | select(.kind == "scalar") | "\t\(ctype) \(.name) = (\(ctype))\(.value);"),
 	"\tint l2 = 0;\n\tCK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));\n\tsize_t fb = std::max((size_t)2 * l2, (size_t)64 << 20);\n\tvoid *flush;\n\tCK(cudaMalloc(&flush, fb));",
 	"\tcudaEvent_t a, b;\n\tCK(cudaEventCreate(&a));\n\tCK(cudaEventCreate(&b));\n\tstd::vector<float> ms;",
-	"\tfor (int it = 0; it < 60; it++) {\n\t\tCK(cudaMemset(flush, it & 0xff, fb));",
+	"\tint poison = getenv(\"CKO_DRIVER_POISON\") != NULL;",
+	"\tfor (int it = 0; it < 60; it++) {",
+	(.params[] | select(.kind == "buffer" and .role == "out") |
+		"\t\tif (poison)\n\t\t\tCK(cudaMemset(\(.name), 0xff, \(.name)_bytes));"),
+	"\t\tCK(cudaMemset(flush, it & 0xff, fb));",
 	(.params[] | select(.kind == "buffer" and .role == "inout") |
 		"\t\t{ snprintf(path, sizeof path, \"%s/\(.name).npy\", in); void *h = npy(path, \(.name)_bytes); CK(cudaMemcpy(\(.name), h, \(.name)_bytes, cudaMemcpyHostToDevice)); free(h); }"),
 	"\t\tCK(cudaEventRecord(a, 0));\n\t\tCK(\($n)_launch(" + ([.params[].name] | join(", ")) + ", 0));\n\t\tCK(cudaEventRecord(b, 0));\n\t\tCK(cudaEventSynchronize(b));\n\t\tfloat t;\n\t\tCK(cudaEventElapsedTime(&t, a, b));\n\t\tif (it >= 10)\n\t\t\tms.push_back(t);\n\t}",
@@ -103,6 +107,27 @@ for w in ${CKO_WORKLOADS:-sgemm reduce_sum softmax transpose layernorm}; do
 			cko-bench -o "$T/$w-$c-bench.json" "$r" >/dev/null 2>&1 || { fail "gpu/export-$w-$c-bench" "cko-bench failed"; continue; }
 			bm=$(jq -r '.cases[0].median_ms' "$T/$w-$c-bench.json")
 			echo "info gpu/export-$w-$c: exported $ms ms, cko-bench $bm ms"
+			# CKO_EXPORT_DIAG="W...": for those workloads, where a gap between
+			# the two comes from (the order of the runs, the outputs'
+			# poisoning, the buffers' addresses, the flush).
+			if case " ${CKO_EXPORT_DIAG:-} " in *" $w "*) true ;; *) false ;; esac; then
+				ms2=$(cd "$T/$w-$c.out" && "$T/$w-$c" "$in")
+				msp=$(cd "$T/$w-$c.out" && CKO_DRIVER_POISON=1 "$T/$w-$c" "$in")
+				mso=$(cd "$T/$w-$c.out" && CKO_DRIVER_OFFSET=4096 "$T/$w-$c" "$in")
+				gaps=
+				for gmb in 2 4 6 8 64; do
+					gaps="$gaps ${gmb}MB $(cd "$T/$w-$c.out" && CKO_DRIVER_GAP=$((gmb << 20)) "$T/$w-$c" "$in")"
+				done
+				echo "info gpu/export-$w-$c-gaps: with a gap allocated after each buffer:$gaps"
+				cko-bench -o "$T/b2.json" "$r" >/dev/null 2>&1
+				cko-bench --no-flush -o "$T/b3.json" "$r" >/dev/null 2>&1
+				echo "info gpu/export-$w-$c-diag: exported again $ms2, exported with poisoned outputs $msp, with buffers 4 KB past cudaMalloc's start $mso," \
+					"cko-bench again $(jq -r '.cases[0].median_ms' "$T/b2.json"), no flush $(jq -r '.cases[0].median_ms' "$T/b3.json") ms"
+				if command -v ncu >/dev/null; then
+					ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct \
+						-k "$entry" -c 3 -s 10 "$T/$w-$c" "$in" 2>&1 | grep -E 'gpu__time|dram__bytes|hit_rate' | sed "s/^/info gpu\/export-$w-$c-ncu: /"
+				fi
+			fi
 			awk -v a="$ms" -v b="$bm" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.02 * b) }' ||
 				{ fast=0; fail "gpu/export-$w-$c-time" "exported $ms ms vs cko-bench $bm ms (more than 2% apart)"; }
 		fi

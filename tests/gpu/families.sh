@@ -27,6 +27,10 @@ rowcache WPR=1 ROWS=4 VPT=0
 rowcache WPR=2 ROWS=2 VPT=1
 adaptive VPT=8 MAXW=32
 adaptive VPT=4 MAXW=16
+rowcache WPR=8 ROWS=1 VPT=16
+rowcache WPR=32 ROWS=1 VPT=8
+adaptive VPT=16 MAXW=8
+adaptive VPT=16 MAXW=16
 P
 	transpose) cat <<'P' ;;
 tiled TILE=32 NT=256 GROUP=8
@@ -55,10 +59,10 @@ for w in ${CKO_WORKLOADS:-reduce_sum softmax transpose layernorm}; do
 	run=$(cko-init --workload "$w" --proposals "$P" --max-iterations 1 --candidates $j --results "$T/$w") ||
 		{ fail "gpu/families-$w" "cko-init failed"; continue; }
 	start=$(date +%s)
-	timeout "${CKO_FAMILIES_TIMEOUT:-240}" make -C "$run" -f run.mk WARMUP=1 TIMED=3 >"$T/$w.log" 2>&1 ||
+	timeout "${CKO_FAMILIES_TIMEOUT:-240}" make -C "$run" -f run.mk WARMUP=${CKO_FAMILIES_WARMUP:-1} TIMED=${CKO_FAMILIES_TIMED:-3} >"$T/$w.log" 2>&1 ||
 		fail "gpu/families-$w-make" "after $(( $(date +%s) - start )) s: $(tail -8 "$T/$w.log")"
 	echo "info gpu/families-$w: $(( $(date +%s) - start )) s"
-	jq -r '.candidates[] | select(.iteration == 1) | "info gpu/families-'$w': \(.id) \(.status) \(.note) \(.geomean_ms // "-") ms \(.stage // "") \((.reason // "") | .[0:160])"' \
+	jq -r '.candidates[] | select(.iteration == 1) | "info gpu/families-'$w': \(.id) \(.status) \(.note) \(.geomean_ms // "-") ms [\([.cases[] | select(.kind == "performance") | "\(.case) \(.median_ms)"] | join(", "))] \(.stage // "") \((.reason // "") | .[0:160])"' \
 		"$run/history.json" 2>/dev/null
 	expect_jq "gpu/families-$w-all-pass" '[.candidates[] | select(.iteration == 1 and .status == "ok" and
 		([.cases[] | select(.hidden)] | length > 0))] | length == '$j "$run/history.json"

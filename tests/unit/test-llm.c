@@ -2,6 +2,7 @@
  * classification of failed attempts, key scrubbing, fenced blocks, answer
  * extraction, launch normalization and the entry-point check. */
 #include "llm.h"
+#include "http.h"
 #include "test.h"
 
 #include <curl/curl.h>
@@ -9,7 +10,7 @@
 
 static int classify(long status, const char *body, int present, int *drop)
 {
-	llm_http h = {0};
+	cko_http h = {0};
 	h.status = status;
 	h.body = (char *)body;
 	h.body_len = strlen(body);
@@ -75,7 +76,7 @@ int main(void)
 		       &drop) == LLM_RETRY);
 	CHECK("classify-401-names-field",
 	      classify(401, "{\"error\": {\"message\": \"no access to tools\"}}", LLM_F_TOOLS, &drop) == LLM_FATAL);
-	llm_http h = {0};
+	cko_http h = {0};
 	h.curl_code = CURLE_OPERATION_TIMEDOUT;
 	char msg[256];
 	CHECK("classify-timeout", llm_classify(&h, NULL, 0, &drop, msg, sizeof msg) == LLM_RETRY);

@@ -64,3 +64,48 @@ no_key_in() {
 		ok "$CHECK"
 	fi
 }
+
+# A whole run with the fake server as the model (run-llm.sh, run-edit.sh):
+# the test workload's copy kernel, broken (it does not compile) and correct,
+# and its launch rules as the model sends them.
+RUN_BROKEN='extern "C" __global__ void copy(const float *x, float *y, int n) { y[0] = undefined_name; }'
+RUN_COPY='extern "C" __global__ void copy(const float *x, float *y, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = x[i];
+}'
+RUN_WIRE='{"defines": [{"name": "BLOCK", "value": 256}], "grid": ["ceil_div(n, BLOCK)"], "block": ["BLOCK"], "smem": null, "overrides": null, "tunables": null, "constraints": null}'
+
+# fake_run_setup NAME [real-gpu]: NAME skips without python3; else the test
+# works in $T, with bin/ holding the tools and tests/fake-gpu's GPU tools
+# (with real-gpu and CKO_REAL_GPU=1: the real ones, or NAME skips without a
+# GPU), and the fake key in the environment.
+fake_run_setup() {
+	have_python || { skip "$1" "no python3"; finish; }
+	cd "$T" || exit 1
+	if [ "$2" = real-gpu ] && [ "${CKO_REAL_GPU:-0}" = 1 ]; then
+		mkdir -p bin
+		for _f in "$CKO_BIN"/cko-*; do ln -s "$_f" bin/; done
+		have_gpu || { skip "$1" "CKO_REAL_GPU=1 but no GPU"; finish; }
+	else
+		fake_gpu_bin bin
+	fi
+	export CKO_LOCK_DIR=$T/locks OPENAI_API_KEY=$FAKE_KEY
+}
+
+# fake_run_init NOTE1 NOTE2 NOTE3: starts the server with three answers
+# (the broken kernel, then the correct one twice, 0.5 ms on the fake GPU
+# tools, with these notes) and makes the run (2 iterations of the model,
+# hidden seed 3) from cfg.json; sets run.
+fake_run_init() {
+	jq -n -c --arg b "$RUN_BROKEN" --arg f "// FAKE: ok time=0.5
+$RUN_COPY" --argjson l "$RUN_WIRE" --arg n1 "$1" --arg n2 "$2" --arg n3 "$3" '[
+		{json: {note: $n1, kernel: $b, launch: $l}},
+		{json: {note: $n2, kernel: $f, launch: $l}},
+		{json: {note: $n3, kernel: $f, launch: $l}}]' >"$T/script.json"
+	fake_start "$T/script.json" || finish
+	fake_config
+	jq '{max_iterations: 2, model_settings: .}' "$T/config.json" >cfg.json
+	run=$(init_test_run --config cfg.json --hidden-seed 3 --results "$T/r")
+}

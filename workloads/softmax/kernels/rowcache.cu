@@ -18,7 +18,8 @@
 // float4 loads and stores are used when C % 4 == 0 (every row then starts
 // on a 16-byte boundary: buffers are 256-byte aligned); other rows use
 // scalar accesses in the same pattern. Reductions are fixed shuffle trees,
-// then the WPR warp results in warp order: the same bits on every launch.
+// then a second shuffle tree over the group's warp results: the same bits
+// on every launch.
 // Any R, C >= 1.
 //
 // Tunables (-D): ADAPT, WPR, ROWS, VPT, MAXW. Launch:
@@ -115,10 +116,12 @@ template <bool MAX> __device__ __forceinline__ float group_reduce(float v, float
 	if (threadIdx.x % 32 == 0)
 		red[threadIdx.x / 32] = v;
 	__syncthreads();
-	v = red[g * GWARPS];
-	for (int j = 1; j < GWARPS; j++)
-		v = MAX ? fmaxf(v, red[g * GWARPS + j]) : v + red[g * GWARPS + j];
-	return v;
+	// The warps' results through a second shuffle tree (lanes past the
+	// group's warps hold the identity): a few shuffles instead of GWARPS
+	// dependent shared loads, which matter when one block fills an SM.
+	const int lane = threadIdx.x % 32;
+	v = lane < GWARPS ? red[g * GWARPS + lane] : (MAX ? NEG_INF : 0.0f);
+	return MAX ? warp_max(v) : warp_sum(v);
 }
 
 __device__ __forceinline__ void group_pair(float &m, float &s, float *red, float *red2, int g)
@@ -132,10 +135,10 @@ __device__ __forceinline__ void group_pair(float &m, float &s, float *red, float
 		red2[threadIdx.x / 32] = s;
 	}
 	__syncthreads();
-	m = red[g * GWARPS];
-	s = red2[g * GWARPS];
-	for (int j = 1; j < GWARPS; j++)
-		pair_merge(m, s, red[g * GWARPS + j], red2[g * GWARPS + j]);
+	const int lane = threadIdx.x % 32;
+	m = lane < GWARPS ? red[g * GWARPS + lane] : NEG_INF;
+	s = lane < GWARPS ? red2[g * GWARPS + lane] : 0.0f;
+	warp_pair(m, s); // (-inf, 0) merges as the identity
 }
 
 __device__ __forceinline__ float max4(float4 q)
