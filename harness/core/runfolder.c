@@ -76,7 +76,8 @@ void cko_run_read(const char *run, int from, int upto, cko_run *out)
 			c->num = num;
 			c->result = res;
 		}
-		qsort(out->c + first, (size_t)(out->n - first), sizeof *out->c, cmp_num);
+		if (out->n > first) /* out->c is still NULL when no candidate was found */
+			qsort(out->c + first, (size_t)(out->n - first), sizeof *out->c, cmp_num);
 		cko_free_list(ents, nd);
 		free(idir);
 	}

@@ -52,8 +52,10 @@ fake_start "$T/script.json" || finish
 fake_config
 jq '{max_iterations: 8, model_settings: .}' "$T/config.json" >cfg.json
 # (--patience 0: a run of failing answers must not end it on the budget)
-run=$(init_test_run --config cfg.json --hidden-seed $SEED --compile-timeout 3 --compile-memory 600 --patience 0 --results "$T/r")
-expect_grep run-llm-hostile/limits-in-run-mk '^COMPILE_TIMEOUT := 3$' "$run/run.mk"
+# The memory bomb reaches 600 MB in about 1 s on an idle machine; the
+# 8 s timeout leaves room for a loaded one (under ASan, in parallel).
+run=$(init_test_run --config cfg.json --hidden-seed $SEED --compile-timeout 8 --compile-memory 600 --patience 0 --results "$T/r")
+expect_grep run-llm-hostile/limits-in-run-mk '^COMPILE_TIMEOUT := 8$' "$run/run.mk"
 expect_grep run-llm-hostile/sandbox-in-run-mk '^SANDBOX +:= on$' "$run/run.mk"
 t0=$(date +%s)
 make -C "$run" -f run.mk CKO_BIN="$T/bin" >make.log 2>&1
@@ -64,7 +66,7 @@ H=$run/history.json
 expect_jq run-llm-hostile/tool-called '[.. | objects | select(.name? == "compile_check")] | length >= 1' "$run/iter-001/transcript-0.json"
 expect_jq run-llm-hostile/hostile-invalid '[.candidates[1:6][] | .status == "invalid" and .stage == "compile"] | all' "$H"
 # Whichever limit it reaches first.
-expect_jq run-llm-hostile/template-bomb '(.reason == "compile_timeout" or .reason == "compile_memory") and .time_s < 10' "$run/iter-006/c0/compile.json"
+expect_jq run-llm-hostile/template-bomb '(.reason == "compile_timeout" or .reason == "compile_memory") and .time_s < 20' "$run/iter-006/c0/compile.json"
 expect_jq run-llm-hostile/memory-bomb '.reason == "compile_memory"' "$run/iter-007/c0/compile.json"
 expect_jq run-llm-hostile/good-wins '.best == "iter-008/c0" and .candidates[8].status == "ok"' "$H"
 expect_jq run-llm-hostile/sandbox-recorded '.sandbox | length == 1 and (.[0] | startswith("landlock ABI"))' "$run/summary.json"
