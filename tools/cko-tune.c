@@ -211,14 +211,18 @@ int main(int argc, char **argv)
 	}
 	tune_prepare(&t);
 	const char *how = tune_resolve(&t, strategy, iteration);
+	if (!strcmp(strategy, "auto"))
+		tune_starts(&t);
+	int nstart = t.npicks;
 	if (!strcmp(how, "exhaustive"))
 		tune_exhaustive(&t);
 	else if (!strcmp(how, "random"))
 		tune_random(&t, NULL);
 	else
 		tune_local(&t, iteration);
-	cko_info("%s: %s over %llu configurations (%llu seen): %d of %d proposed", t.sp.file, how,
-		 (unsigned long long)t.size, (unsigned long long)t.nseen, t.npicks, t.k);
+	cko_info("%s: %s over %llu configurations (%llu seen): %d of %d proposed%s", t.sp.file, how,
+		 (unsigned long long)t.size, (unsigned long long)t.nseen, t.npicks, t.k,
+		 nstart ? " (the space's starts first)" : "");
 
 	cko_mkdir_p(out);
 	cJSON *m = cJSON_CreateObject();
@@ -235,6 +239,8 @@ int main(int argc, char **argv)
 	cJSON_AddStringToObject(m, "strategy", how);
 	cJSON_AddNumberToObject(m, "space_size", (double)t.size);
 	cJSON_AddNumberToObject(m, "seen", (double)t.nseen);
+	if (t.sp.nstarts)
+		cJSON_AddNumberToObject(m, "starts", nstart);
 	if (reserved)
 		cJSON_AddStringToObject(m, "memory", cko_jstr_opt(mseed, "entry", "?"));
 	cko_json_write(manifest, m);

@@ -54,6 +54,8 @@ typedef struct {
 	int nvar;
 	tune_variant *var;
 	uint64_t total;         /* points, valid or not */
+	int nstarts;            /* "starts": points known to be good, tried first */
+	uint64_t *starts;
 } tune_space;
 
 typedef struct {
@@ -162,6 +164,9 @@ void tune_prepare(tune_state *t);
 /* "exhaustive", "random" or "local" for a strategy name ("auto" too). */
 const char *tune_resolve(tune_state *t, const char *strategy, int64_t iteration);
 void tune_exhaustive(tune_state *t);
+/* The space's starts not yet seen, in their order, up to k picks (auto
+ * proposes them before its strategy's own). */
+void tune_starts(tune_state *t);
 /* Uniform over the fresh points, up to k picks; how goes into their notes. */
 void tune_random(tune_state *t, const char *how);
 void tune_local(tune_state *t, int64_t iteration);

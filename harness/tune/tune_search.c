@@ -137,7 +137,8 @@ void tune_exhaustive(tune_state *t)
 {
 	if (t->counted) {
 		for (size_t i = 0; i < t->nfresh && t->npicks < t->k; i++)
-			tune_add(t, t->fresh[i], -1, "exhaustive", NULL);
+			if (tune_fresh(t, t->fresh[i])) /* not a start picked already */
+				tune_add(t, t->fresh[i], -1, "exhaustive", NULL);
 		return;
 	}
 	for (uint64_t g = 0; g < t->sp.total && g < SCAN_CAP && t->npicks < t->k; g++)
@@ -174,16 +175,33 @@ void tune_random(tune_state *t, const char *how)
 	}
 }
 
+void tune_starts(tune_state *t)
+{
+	for (int i = 0; i < t->sp.nstarts && t->npicks < t->k; i++)
+		if (tune_fresh(t, t->sp.starts[i]))
+			tune_add(t, t->sp.starts[i], -1, "start", NULL);
+}
+
+static int is_start(const tune_state *t, uint64_t g)
+{
+	for (int i = 0; i < t->sp.nstarts; i++)
+		if (t->sp.starts[i] == g)
+			return 1;
+	return 0;
+}
+
 const char *tune_resolve(tune_state *t, const char *strategy, int64_t iteration)
 {
 	if (strcmp(strategy, "auto"))
 		return strategy;
 	if (t->size <= AUTO_EXHAUSTIVE)
 		return "exhaustive";
-	/* A run that starts from a remembered best searches around it at once. */
+	/* A run that starts from a remembered best, or whose space's starts
+	 * verified, searches around them at once. */
 	for (int i = 0; i < t->h.n; i++) {
 		tune_point pt;
-		if (t->h.e[i].memory && t->h.e[i].status == TUNE_OK && tune_entry_point(t, &t->h.e[i], &pt))
+		if (t->h.e[i].status == TUNE_OK && tune_entry_point(t, &t->h.e[i], &pt) &&
+		    (t->h.e[i].memory || is_start(t, tune_point_encode(&t->sp, &pt))))
 			return "local";
 	}
 	return iteration <= AUTO_RANDOM_ITERS ? "random" : "local";

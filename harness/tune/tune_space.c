@@ -199,6 +199,41 @@ static void space_finish(tune_space *sp)
 	}
 }
 
+/* "starts": [{"variant": NAME, "defines": {...}}, ...], points the
+ * space's author measured as good, which auto tries before anything else.
+ * Each names a variant and a listed value of every one of its tunables,
+ * and satisfies its constraints. */
+static void load_starts(tune_space *sp)
+{
+	static const char *const keys[] = {"variant", "defines", "comment", NULL};
+	const cJSON *st = cko_jget(sp->root, "starts");
+	if (!st)
+		return;
+	if (!cJSON_IsArray(st) || cJSON_GetArraySize(st) > 64)
+		cko_jfail(sp->file, "starts", "expected an array of at most 64 points");
+	sp->starts = xcalloc((size_t)cJSON_GetArraySize(st) + 1, sizeof *sp->starts);
+	int i = 0;
+	for (const cJSON *o = st->child; o; o = o->next, i++) {
+		char *file = xasprintf("%s: starts[%d]", sp->file, i);
+		if (!cJSON_IsObject(o))
+			cko_jfail(file, "", "expected an object");
+		cko_jkeys(o, file, "", keys);
+		const char *name = cko_jstr(o, "variant", file, "");
+		int v = 0;
+		while (v < sp->nvar && strcmp(sp->var[v].name, name))
+			v++;
+		if (v == sp->nvar)
+			cko_jfail(file, "variant", "'%s' is not a variant of the space", name);
+		tune_point pt;
+		if (!tune_point_from_defines(sp, v, cko_jget(o, "defines"), &pt))
+			cko_jfail(file, "defines", "expected a listed value of each of %s's tunables", name);
+		if (!tune_point_valid(sp, &pt))
+			cko_jfail(file, "defines", "breaks a constraint of %s", name);
+		sp->starts[sp->nstarts++] = tune_point_encode(sp, &pt);
+		free(file);
+	}
+}
+
 static int name_ok(const char *s)
 {
 	if (!*s || strlen(s) > 64)
@@ -212,7 +247,7 @@ static int name_ok(const char *s)
 
 void tune_space_load(const char *path, tune_space *sp)
 {
-	static const char *const top[] = {"variants", "comment", NULL};
+	static const char *const top[] = {"variants", "starts", "comment", NULL};
 	memset(sp, 0, sizeof *sp);
 	sp->file = xstrdup(path);
 	sp->root = cko_json_load(path);
@@ -244,6 +279,7 @@ void tune_space_load(const char *path, tune_space *sp)
 	}
 	free(dir);
 	space_finish(sp);
+	load_starts(sp);
 }
 
 void tune_space_from_kernel(const char *kernel, const char *launch, tune_space *sp)
@@ -277,6 +313,7 @@ void tune_space_from_kernel(const char *kernel, const char *launch, tune_space *
 
 void tune_space_free(tune_space *sp)
 {
+	free(sp->starts);
 	for (int i = 0; i < sp->nvar; i++) {
 		tune_variant *v = &sp->var[i];
 		for (int t = 0; t < v->ntun; t++) {

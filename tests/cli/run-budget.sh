@@ -61,6 +61,15 @@ expect_jq run-budget/summary-ended '.ended == "sol" and .budget.iterations == 6 
 expect_jq run-budget/summary-tokens '.budget.tokens == 3600 and .budget.tokens_saved == 3600 and .budget.gpu_seconds > 0' "$S"
 expect_jq run-budget/summary-sol '.best == "iter-003/c0" and .sol.candidate == "iter-003/c0" and .sol.min_fraction >= 0.9 and (.sol.cases | length) == 2' "$S"
 expect_status run-budget/complete 0 mk "$run" -q
+# A vendor baseline faster than the best on one case proves headroom: the
+# speed-of-light stop does not fire (the measured rates may be a few
+# percent off); one slower than the best does not hold it back.
+(cd "$run" && jq -n '{cases: [{case: "big", status: "ok", check: "ok", median_ms: 0.07}]}' >baseline.json &&
+	cko-rank --run . --upto 3 --sol-stop 0.9 --patience 3 -o "$T/h-behind.json" 2>/dev/null &&
+	jq -n '{cases: [{case: "big", status: "ok", check: "ok", median_ms: 0.08}]}' >baseline.json &&
+	cko-rank --run . --upto 3 --sol-stop 0.9 --patience 3 -o "$T/h-ahead.json" 2>/dev/null; rm -f baseline.json)
+expect_jq run-budget/sol-behind-baseline '.stop == null and .sol.min_fraction >= 0.9 and .sol.cases[0].baseline_ms == 0.07' "$T/h-behind.json"
+expect_jq run-budget/sol-ahead-of-baseline '.stop.ended == "sol" and .stop.iteration == 4' "$T/h-ahead.json"
 
 # A larger ITER after the stop stays stopped; STOP=off runs on.
 expect_status run-budget/iter7 0 mk "$run" ITER=7

@@ -123,6 +123,14 @@ for w in ${CKO_WORKLOADS:-sgemm reduce_sum softmax transpose layernorm}; do
 				cko-bench --no-flush -o "$T/b3.json" "$r" >/dev/null 2>&1
 				echo "info gpu/export-$w-$c-diag: exported again $ms2, exported with poisoned outputs $msp, with buffers 4 KB past cudaMalloc's start $mso," \
 					"cko-bench again $(jq -r '.cases[0].median_ms' "$T/b2.json"), no flush $(jq -r '.cases[0].median_ms' "$T/b3.json") ms"
+				# cko-bench rotates the request's input sets (timed launch t
+				# uses set (10 + t) % sets); the driver uses set 0 alone.
+				jq '.sets |= .[:1]' "$r" >"$run/replay/$c-1set.json"
+				cko-bench -o "$T/b4.json" "$run/replay/$c-1set.json" >/dev/null 2>&1
+				CUDA_MODULE_LOADING=EAGER cko-bench -o "$T/b5.json" "$r" >/dev/null 2>&1
+				med='def med: sort | .[length / 2 | floor]; .cases[0] | [.samples_ms | to_entries[] | select(.key % 2 == 0) | .value] as $e | [.samples_ms | to_entries[] | select(.key % 2 == 1) | .value] as $o | "set 0 \($e | med), set 1 \($o | med)"'
+				echo "info gpu/export-$w-$c-sets: cko-bench by set: $(jq -r "$med" "$T/$w-$c-bench.json"); again: $(jq -r "$med" "$T/b2.json");" \
+					"one set: $(jq -r '.cases[0].median_ms' "$T/b4.json") (again by set: $(jq -r "$med" "$T/b4.json")); module loading eager: $(jq -r '.cases[0].median_ms' "$T/b5.json") ms"
 				if command -v ncu >/dev/null; then
 					ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct \
 						-k "$entry" -c 3 -s 10 "$T/$w-$c" "$in" 2>&1 | grep -E 'gpu__time|dram__bytes|hit_rate' | sed "s/^/info gpu\/export-$w-$c-ncu: /"

@@ -17,9 +17,9 @@
 //
 // float4 accesses of x, y, gamma and beta when C % 4 == 0 (rows then start
 // on 16-byte boundaries: buffers are 256-byte aligned); scalar accesses in
-// the same pattern otherwise. Reductions are fixed shuffle trees, then the
-// WPR warp results in warp order: the same bits on every launch. Any
-// R, C >= 1.
+// the same pattern otherwise. Reductions are fixed shuffle trees, then a
+// second shuffle tree over the group's warp results: the same bits on
+// every launch. Any R, C >= 1.
 //
 // Tunables (-D): ADAPT, WPR, ROWS, VPT, MAXW. Launch:
 //   rowcache: grid = ceil_div(R, ROWS), block = 32*WPR*ROWS
@@ -74,10 +74,11 @@ __device__ __forceinline__ float group_sum(float v, float *red, int g)
 	if (threadIdx.x % 32 == 0)
 		red[threadIdx.x / 32] = v;
 	__syncthreads();
-	v = red[g * GWARPS];
-	for (int j = 1; j < GWARPS; j++)
-		v += red[g * GWARPS + j];
-	return v;
+	// The warps' results through a second shuffle tree (lanes past the
+	// group's warps hold 0): a few shuffles instead of GWARPS dependent
+	// shared loads, which matter when one block fills an SM.
+	v = threadIdx.x % 32 < GWARPS ? red[g * GWARPS + threadIdx.x % 32] : 0.0f;
+	return warp_sum(v);
 }
 
 // Welford triples: n values with mean a and sum of squared deviations q.
@@ -110,16 +111,22 @@ __device__ __forceinline__ wf wf_shfl(wf w, int o)
 		  __shfl_xor_sync(0xffffffffu, w.q, o)};
 }
 
-// Group-wide triple; the xor tree merges (lower, upper) halves in the same
+// Group-wide triple; each xor tree merges (lower, upper) halves in the same
 // order in every lane, so all lanes hold the same bits.
-__device__ __forceinline__ wf group_wf(wf w, float *red, int g)
+__device__ __forceinline__ wf wf_tree(wf w, int lane)
 {
-	const int lane = threadIdx.x % 32;
 #pragma unroll
 	for (int o = 1; o < 32; o *= 2) {
 		const wf p = wf_shfl(w, o);
 		w = lane & o ? wf_merge(p, w) : wf_merge(w, p);
 	}
+	return w;
+}
+
+__device__ __forceinline__ wf group_wf(wf w, float *red, int g)
+{
+	const int lane = threadIdx.x % 32;
+	w = wf_tree(w, lane);
 	if (GWARPS == 1)
 		return w;
 	__syncthreads();
@@ -129,11 +136,11 @@ __device__ __forceinline__ wf group_wf(wf w, float *red, int g)
 		red[3 * (threadIdx.x / 32) + 2] = w.q;
 	}
 	__syncthreads();
-	const float *b = red + 3 * g * GWARPS;
-	w = wf{b[0], b[1], b[2]};
-	for (int j = 1; j < GWARPS; j++)
-		w = wf_merge(w, wf{b[3 * j], b[3 * j + 1], b[3 * j + 2]});
-	return w;
+	// A second xor tree over the group's warp results; lanes past them
+	// hold the empty triple, which wf_merge passes through unchanged.
+	const float *b = red + 3 * (g * GWARPS + lane);
+	w = lane < GWARPS ? wf{b[0], b[1], b[2]} : wf{0.0f, 0.0f, 0.0f};
+	return wf_tree(w, lane);
 }
 
 extern "C" __global__ void __launch_bounds__(NTHREADS)
