@@ -9,6 +9,9 @@
 #   sweep [TAR] every point of the sgemm space timed on square_4096
 #               (benchmarks/sweep.sh; TAR: cubins compiled beforehand)
 #   tune N K    a sgemm run with the built-in tuner, N iterations of K candidates
+#   streamk     sgemm stream-K points beside the data-parallel best
+#               (benchmarks/streamk.sh; with .device/multistage-before.cu,
+#               an earlier kernel file, its best point too)
 #   pipeline    a real sgemm run (3 iterations x 4), extended to 4 while being
 #               killed with -9 twice, then resumed; history checked
 #   cost [W...] one candidate, compile to result.json, on each workload
@@ -149,6 +152,9 @@ while [ $# -gt 0 ]; do
 		cp /dev/shm/mem-b/history.json "$L/memory/b-history.json"; unset CKO_MEMORY_DIR
 		;;
 	llm) CKO_REAL_GPU=1 timeout 60 sh tests/run run-llm 2>&1 | tee "$L/llm.log" | grep -v '^ok ' ;;
+	streamk)
+		b=; [ -f .device/multistage-before.cu ] && b=.device/multistage-before.cu
+		timeout "${STEP_TIMEOUT:-300}" sh benchmarks/streamk.sh "$L/streamk" $b ;;
 	demo) timeout 560 make demo 2>&1 | tee "$L/demo.log" | tail -25 ;;
 	*) echo "unknown step $step" ;;
 	esac

@@ -15,7 +15,7 @@
 # SWEEP_LIMIT (only the first N points, for a trial), SWEEP_MAKE_ARGS,
 # SWEEP_COMPILE_ONLY=ARCH (no GPU: compile every point for ARCH into
 # LOGDIR/cubins.tar.xz, the tar of a later run on the GPU machine; NVRTC
-# needs no GPU, and 1215 compiles take ~20 min on 2 cores).
+# needs no GPU, and 1919 compiles take ~30 min on 2 cores).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=${1:?usage: benchmarks/sweep.sh LOGDIR [cubins.tar.xz]}

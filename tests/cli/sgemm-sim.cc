@@ -19,7 +19,10 @@
 // another thread still reads, shows up as a NaN or a wrong value.  fmaf is
 // the host's fused multiply-add, bit-identical to the GPU's FFMA, so the
 // result must equal, bit for bit, a plain k-ordered fmaf loop, and lie
-// within rtol 1e-4 / atol 2e-3 of a double-precision product.  C starts as
+// within rtol 1e-4 / atol 2e-3 of a double-precision product (for the
+// stream-K variant, a fixed sum of such loops over its k-parts; blocks run
+// in index order or reversed, so a different block finishes each split
+// tile).  C starts as
 // NaN; every element must be written.
 //
 // Usage: sgemm-sim M N K GX GY GZ BX SMEM ORDER
@@ -80,6 +83,23 @@ template <class T> static inline T __ldg(const T *p)
 		sim_fail("misaligned __ldg");
 	return *p;
 }
+
+// The stream-K variant's cross-block handshake; blocks run one after
+// another here, so plain operations are exact.
+static inline void __threadfence() {}
+static inline unsigned atomicAdd(unsigned *p, unsigned v)
+{
+	unsigned o = *p;
+	*p = o + v;
+	return o;
+}
+template <class T> static inline T __ldcg(const T *p)
+{
+	if ((uintptr_t)p % sizeof(T))
+		sim_fail("misaligned __ldcg");
+	return *p;
+}
+static inline void __trap() { sim_fail("__trap"); }
 
 struct Copy {
 	char *dst;
@@ -234,6 +254,33 @@ static void run_block(int nthreads, int order)
 	}
 }
 
+#if STREAMK
+// What the stream-K kernel must give for C[m][n]: its tile's slabs are
+// cut where the G blocks' even shares of all T slabs begin, each part is
+// a k-ordered fmaf chain from 0, and the parts are added in block order.
+static float streamk_element(const float *A, const float *B, int M, int N, int K, int G, int m, int n)
+{
+	const long tiles_n = (N + BN - 1) / BN, S = (K + BK - 1) / BK;
+	const long T = tiles_n * ((M + BM - 1) / BM) * S;
+	const long ts = ((long)(m / BM) * tiles_n + n / BN) * S;
+	float sum = 0.0f;
+	bool any = false;
+	for (long p = 0; p < G; p++) {
+		long lo = p * T / G, hi = (p + 1) * T / G;
+		lo = lo > ts ? lo : ts;
+		hi = hi < ts + S ? hi : ts + S;
+		if (lo >= hi)
+			continue;
+		float part = 0.0f;
+		for (long k = (lo - ts) * BK; k < (hi - ts) * BK && k < K; k++)
+			part = fmaf(A[(size_t)m * K + k], B[(size_t)k * N + n], part);
+		sum = any ? sum + part : part;
+		any = true;
+	}
+	return sum;
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	if (argc != 10) {
@@ -272,14 +319,16 @@ int main(int argc, char **argv)
 	g_lo[1] = (const char *)Be, g_hi[1] = (const char *)(Be + (size_t)K * N);
 	gridDim = dim3{(unsigned)gx, (unsigned)gy, (unsigned)gz};
 	blockDim = dim3{(unsigned)bx, 1, 1};
-	for (int z = 0; z < gz; z++)
-		for (int y = 0; y < gy; y++)
-			for (int x = 0; x < gx; x++) {
-				blockIdx = dim3{(unsigned)x, (unsigned)y, (unsigned)z};
-				for (size_t i = 0; i < sizeof smem / 4; i++)
-					smem[i] = NAN;
-				run_block(bx, order);
-			}
+	// Blocks one at a time, in index order or (odd ORDER) reversed: which
+	// block of a stream-K tile arrives last changes, the result may not.
+	const long nblocks = (long)gx * gy * gz;
+	for (long n = 0; n < nblocks; n++) {
+		const long b = order % 2 ? nblocks - 1 - n : n;
+		blockIdx = dim3{(unsigned)(b % gx), (unsigned)(b / gx % gy), (unsigned)(b / gx / gy)};
+		for (size_t i = 0; i < sizeof smem / 4; i++)
+			smem[i] = NAN;
+		run_block(bx, order);
+	}
 	int bad = 0;
 	for (int m = 0; m < M; m++)
 		for (int n = 0; n < N; n++) {
@@ -289,6 +338,9 @@ int main(int argc, char **argv)
 				c = fmaf(A[(size_t)m * K + k], B[(size_t)k * N + n], c);
 				r += (double)A[(size_t)m * K + k] * B[(size_t)k * N + n];
 			}
+#if STREAMK
+			c = streamk_element(A, B, M, N, K, gx, m, n);
+#endif
 			float got = Ce[(size_t)m * N + n];
 			uint32_t gb, cb;
 			memcpy(&gb, &got, 4);

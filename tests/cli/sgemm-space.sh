@@ -58,6 +58,8 @@ multistage TM=8 TN=8 LM=4 WARPS_M=4 WARPS_N=2 BK=16 STAGES=3 MINB=2
 multistage TM=8 TN=16 LM=8 WARPS_M=2 WARPS_N=4 BK=8 STAGES=3 MINB=1
 multistage TM=8 TN=16 LM=8 WARPS_M=2 WARPS_N=2 BK=16 STAGES=3 MINB=1
 multistage TM=16 TN=8 LM=4 WARPS_M=4 WARPS_N=2 BK=8 STAGES=3 MINB=1
+streamk STREAMK=1 TM=8 TN=16 LM=8 WARPS_M=2 WARPS_N=4 BK=16 STAGES=4 MINB=1 CTAS=132 KSYNC=1
+streamk STREAMK=1 TM=8 TN=16 LM=4 WARPS_M=4 WARPS_N=2 BK=16 STAGES=3 MINB=1 CTAS=132 KSYNC=0
 warptile TM=8 TN=8 LM=4 WARPS_M=4 WARPS_N=2 BK=8 MINB=2
 warptile TM=8 TN=8 LM=8 WARPS_M=2 WARPS_N=4 BK=16 MINB=1
 warptile TM=8 TN=16 LM=8 WARPS_M=2 WARPS_N=4 BK=8 MINB=1
@@ -81,6 +83,7 @@ sp = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sp)
 space = json.load(open(sys.argv[2]))
 tiles = {"multistage": ("WARPS_M*LM*TM", "WARPS_N*(32/LM)*TN", "32*WARPS_M*WARPS_N"),
+         "streamk": ("WARPS_M*LM*TM", "WARPS_N*(32/LM)*TN", "32*WARPS_M*WARPS_N"),
          "warptile": ("WARPS_M*LM*TM", "WARPS_N*(32/LM)*TN", "32*WARPS_M*WARPS_N"),
          "blocktile": ("BM", "BN", "(BM/TM)*(BN/TN)")}
 bad = 0
@@ -94,7 +97,11 @@ for v, d in sp.all_points(space):
         smem = ev(v.get("smem", 0))
         bm, bn, nt = (ev(e) for e in tiles[v["name"]])
         why = []
-        if grid != [-(-N // bn), -(-M // bm), 1]:
+        if v["name"] == "streamk":  # CTAS blocks share the tiles' k-slabs, never more blocks than slabs
+            slabs = -(-N // bn) * -(-M // bm) * -(-K // ev("BK"))
+            if grid != [min(ev("CTAS"), slabs), 1, 1]:
+                why.append("grid %s is not min(CTAS, %d slabs)" % (grid, slabs))
+        elif grid != [-(-N // bn), -(-M // bm), 1]:
             why.append("grid %s does not tile %dx%d by %dx%d" % (grid, M, N, bm, bn))
         if block != [nt, 1, 1] or nt % 32 or not 32 <= nt <= 1024:
             why.append("block %s" % block)

@@ -27,6 +27,20 @@
 //   block = 32 * WARPS_M * WARPS_N
 //   smem  = STAGES * BK * (BM + 4 + BN) * 4 bytes (dynamic)
 // Indices are 32-bit: the workload keeps M*K, K*N, M*N below 2^31.
+//
+// STREAMK=1 (the "streamk" variant) launches CTAS blocks instead, which
+// share the tiles' k-slabs evenly (stream-K): block c takes slabs
+// [c*T/G, (c+1)*T/G) of the T = tiles * ceil(K/BK) slabs in tile-major
+// order (G = gridDim.x), so a 2048 x 2048 output in 128 tiles fills all
+// 132 SMs instead of 128.  A tile split between blocks is finished by the
+// block that arrives last (an atomic counter per tile, as reduce_sum's
+// rowsplit does): every part stores its accumulators in a static slot,
+// and the last adds the parts in block order, so C is bit-for-bit the
+// same on every launch, whoever arrives last.  A split element is then a
+// fixed sum of a few k-ordered FMA chains, not one chain.  KSYNC picks
+// the order in which a block works the segments of its share.  Launch:
+//   grid = min(CTAS, tiles * ceil_div(K, BK)), block as above,
+//   smem = STAGES * BK * (BM + 4 + BN) * 4 + 16 (a word for the verdict).
 
 #ifndef TM
 #define TM 8
@@ -51,6 +65,15 @@
 #endif
 #ifndef MINB
 #define MINB 1
+#endif
+#ifndef STREAMK
+#define STREAMK 0
+#endif
+#ifndef CTAS
+#define CTAS 132
+#endif
+#ifndef KSYNC
+#define KSYNC 1
 #endif
 
 // The tiles follow from the tunables.
@@ -84,6 +107,17 @@ static_assert(NTHREADS % (BN / 4) == 0, "B copy mapping needs NTHREADS % (BN/4) 
 static_assert(NTHREADS % BN == 0 || BN % NTHREADS == 0, "scalar B mapping needs NTHREADS | BN or BN | NTHREADS");
 static_assert(STAGES >= 2, "the pipeline needs at least two stages");
 
+#if STREAMK
+// Two slots per block (its first and its last tile may both be split),
+// one float4 per thread and piece; one arrival counter per block (the
+// block holding a split tile's last slab owns the tile's counter).  Zero at
+// module load; each counter is reset by its tile's last block.  Module
+// state: launches of one loaded module must not overlap (one stream), and a
+// launch that traps leaves the counters dirty (reload the module).
+__device__ float4 sk_part[2 * CTAS * (BM * BN / 4)];
+__device__ unsigned int sk_arrived[CTAS];
+#endif
+
 // The cp.async wrappers.  CKO_HOST_SIM is set only by the host emulator in
 // tests/cli/sgemm-sim.cc (cko never passes CKO_ defines), which runs this
 // file on the CPU to check the index math and the pipeline's ordering.
@@ -115,9 +149,11 @@ template <int n> __device__ __forceinline__ void cp_async_wait()
 template <int n> void cp_async_wait() { sim_cp_async_wait(n); }
 #endif
 
+// acc = the product of k-slabs [t0, t1) of the tile at (bm0, bn0).  Ends
+// with every copy landed and a barrier, so the stages may be reused.
 template <bool VECB>
-__device__ __forceinline__ void gemm_body(const float *__restrict__ A, const float *__restrict__ B,
-					  float *__restrict__ C, int M, int N, int K, float *smem)
+__device__ __forceinline__ void gemm_slabs(const float *__restrict__ A, const float *__restrict__ B, int M, int N,
+					   int K, int bm0, int bn0, int t0, int t1, float *smem, float (&acc)[TM][TN])
 {
 	float *const As = smem;                    // STAGES x [BK][LDA]
 	float *const Bs = smem + STAGES * A_STAGE; // STAGES x [BK][BN]
@@ -126,8 +162,6 @@ __device__ __forceinline__ void gemm_body(const float *__restrict__ A, const flo
 	const int lane = tid & 31, warp = tid >> 5;
 	const int wr = warp / (BN / WN), wc = warp % (BN / WN);
 	const int lr = lane / LC, lc = lane % LC;
-	const int bm0 = blockIdx.y * BM, bn0 = blockIdx.x * BN;
-	const int ntiles = (K + BK - 1) / BK;
 
 	// Per-thread copy coordinates, fixed over the k loop: the thread copies
 	// A rows a_m + i*A_MSTEP at column a_k of each slab; B float4s at column
@@ -175,30 +209,29 @@ __device__ __forceinline__ void gemm_body(const float *__restrict__ A, const flo
 		}
 	};
 
-	float acc[TM][TN];
 #pragma unroll
 	for (int i = 0; i < TM; i++)
 #pragma unroll
 		for (int j = 0; j < TN; j++)
 			acc[i][j] = 0.0f;
 
-	// Prologue: slabs 0 .. STAGES-2, one commit group each (empty past the end).
+	// Prologue: slabs t0 .. t0+STAGES-2, one commit group each (empty past t1).
 #pragma unroll
 	for (int t = 0; t < STAGES - 1; t++) {
-		if (t < ntiles)
-			load_tile(t, t);
+		if (t0 + t < t1)
+			load_tile(t0 + t, t);
 		cp_async_commit();
 	}
 
 	int rs = 0, ws = STAGES - 1;
-	for (int t = 0; t < ntiles; t++) {
-		// Groups committed so far: STAGES-1+t; leaving STAGES-2 pending means
-		// groups 0..t (slab t) have landed for this thread; the barrier makes
-		// them visible to all and ends every thread's use of stage ws, which
-		// held slab t-1.
+	for (int t = t0; t < t1; t++) {
+		// Groups committed so far: STAGES-1+(t-t0); leaving STAGES-2 pending
+		// means slab t has landed for this thread; the barrier makes it
+		// visible to all and ends every thread's use of stage ws, which held
+		// slab t-1.
 		cp_async_wait<STAGES - 2>();
 		__syncthreads();
-		if (t + STAGES - 1 < ntiles)
+		if (t + STAGES - 1 < t1)
 			load_tile(t + STAGES - 1, ws);
 		cp_async_commit();
 
@@ -233,7 +266,19 @@ __device__ __forceinline__ void gemm_body(const float *__restrict__ A, const flo
 		ws = ws + 1 == STAGES ? 0 : ws + 1;
 	}
 	cp_async_wait<0>();
+#if STREAMK
+	__syncthreads(); // the next tile's prologue rewrites the stages
+#endif
+}
 
+template <bool VECB>
+__device__ __forceinline__ void store_tile(float *__restrict__ C, int M, int N, int bm0, int bn0,
+					   const float (&acc)[TM][TN])
+{
+	const int tid = threadIdx.x;
+	const int lane = tid & 31, warp = tid >> 5;
+	const int wr = warp / (BN / WN), wc = warp % (BN / WN);
+	const int lr = lane / LC, lc = lane % LC;
 	// Epilogue: row i of the thread tile is warp row (i/4)*4*LR + lr*4 + i%4;
 	// columns come in float4 pieces j at j*4*LC + lc*4.  With N % 4 == 0 a
 	// piece is either wholly inside C (and 16-byte aligned) or wholly outside.
@@ -258,6 +303,110 @@ __device__ __forceinline__ void gemm_body(const float *__restrict__ A, const flo
 			}
 		}
 	}
+}
+
+template <bool VECB>
+__device__ __forceinline__ void gemm_body(const float *__restrict__ A, const float *__restrict__ B,
+					  float *__restrict__ C, int M, int N, int K, float *smem)
+{
+	float acc[TM][TN];
+#if !STREAMK
+	const int bm0 = blockIdx.y * BM, bn0 = blockIdx.x * BN;
+	gemm_slabs<VECB>(A, B, M, N, K, bm0, bn0, 0, (K + BK - 1) / BK, smem, acc);
+	store_tile<VECB>(C, M, N, bm0, bn0, acc);
+#else
+	const int tid = threadIdx.x;
+	const int tiles_n = (N + BN - 1) / BN;
+	const int S = (K + BK - 1) / BK;
+	const long long T64 = (long long)tiles_n * ((M + BM - 1) / BM) * S;
+	const int G = gridDim.x, c = blockIdx.x;
+	// Beyond the rules (the slots would overrun) or 2^31 slabs (M*N*K past
+	// 2^60; not with 32-bit indices and tiles of 128 x 128 or more).
+	if (G > CTAS || T64 > 0x7fffffff)
+		__trap();
+	const int T = (int)T64;
+	// first slab of block x's share, and the block whose share holds slab s
+	auto first = [&](int x) { return (int)((long long)x * T / G); };
+	auto holder = [&](int s) { return (int)(((long long)(s + 1) * G - 1) / T); };
+	int *const verdict = (int *)(smem + STAGES * (A_STAGE + B_STAGE));
+	// The share's segments, cut at the tiles' edges.  KSYNC=1: in the
+	// order whole tiles, the head of the last tile, then the tail of the
+	// first (the share starts mid-tile): every block then starts at k = 0
+	// and, when it reaches the tail, works a few slabs ahead of the block
+	// that holds that tile's head, so all blocks stay near one k at a time
+	// and share the slabs of A and B in L2.  KSYNC=0: in slab order (tail,
+	// whole tiles, head), where block c starts its k loop ~c*16 slabs
+	// later than block 0 on a 2048 x 2048 x 8192 product and reads three
+	// times the DRAM bytes, but was the faster order on the H200's square
+	// and tall shapes (kernels/README.md).  Either order gives the same C.
+	const int b = first(c), e = first(c + 1);
+	const int tail_end = b % S ? (b / S + 1) * S < e ? (b / S + 1) * S : e : b; // [b, tail_end): the tail (empty at a tile's start)
+	// x runs from tail_end to e, then wraps to b and runs to tail_end
+	// (KSYNC=0, or no tail: from b to e)
+	for (int x = KSYNC && tail_end != e ? tail_end : b, y, done = 0; done < e - b; done += y - x, x = y == e ? b : y) {
+		const int t = x / S;
+		const int ts = t * S, lim = x < tail_end ? tail_end : e;
+		y = ts + S < lim ? ts + S : lim;
+		const int bm0 = (t / tiles_n) * BM, bn0 = (t % tiles_n) * BN;
+		gemm_slabs<VECB>(A, B, M, N, K, bm0, bn0, x - ts, y - ts, smem, acc);
+		if (x == ts && y == ts + S) { // the whole tile
+			store_tile<VECB>(C, M, N, bm0, bn0, acc);
+			continue;
+		}
+		// A split tile: blocks c0..cf share it (some may hold no slab at
+		// all when T < G); the part of block p sits in its slot 0 when the
+		// tile holds p's first slab, else in slot 1.
+		const int c0 = holder(ts), cf = holder(ts + S - 1);
+		auto slot = [&](int p) { return sk_part + (2 * p + (first(p) >= ts ? 0 : 1)) * (BM * BN / 4); };
+		float4 *mine = slot(c);
+#pragma unroll
+		for (int i = 0; i < TM; i++)
+#pragma unroll
+			for (int j = 0; j < TN / 4; j++)
+				mine[(i * (TN / 4) + j) * NTHREADS + tid] =
+					make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
+		__threadfence(); // the part is visible before the count says so
+		__syncthreads();
+		if (tid == 0) {
+			unsigned parts = 0;
+			for (int p = c0; p <= cf; p++)
+				parts += first(p + 1) > first(p);
+			const bool last = atomicAdd(&sk_arrived[cf], 1u) == parts - 1;
+			if (last)
+				sk_arrived[cf] = 0; // every part has arrived: ready for the next launch
+			*verdict = last;
+		}
+		__syncthreads();
+		const bool last = *verdict;
+		__syncthreads(); // the verdict word is read before a later tile rewrites it
+		if (last) {
+			__threadfence();
+			// C = part(c0) + part(c0+1) + ... + part(cf), in that order
+#pragma unroll
+			for (int i = 0; i < TM; i++)
+#pragma unroll
+				for (int j = 0; j < TN / 4; j++) {
+					float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+					bool any = false;
+					for (int p = c0; p <= cf; p++) {
+						if (first(p + 1) == first(p))
+							continue;
+						const float4 v = p == c ? make_float4(acc[i][4 * j], acc[i][4 * j + 1],
+										       acc[i][4 * j + 2], acc[i][4 * j + 3])
+									: __ldcg(slot(p) + (i * (TN / 4) + j) * NTHREADS + tid);
+						if (any) {
+							sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+						} else {
+							sum = v, any = true;
+						}
+					}
+					acc[i][4 * j] = sum.x, acc[i][4 * j + 1] = sum.y;
+					acc[i][4 * j + 2] = sum.z, acc[i][4 * j + 3] = sum.w;
+				}
+			store_tile<VECB>(C, M, N, bm0, bn0, acc);
+		}
+	}
+#endif
 }
 
 // The unaligned path as a separate (not inlined) function: ptxas then
