@@ -12,6 +12,8 @@
 #   streamk     sgemm stream-K points beside the data-parallel best
 #               (benchmarks/streamk.sh; with .device/multistage-before.cu,
 #               an earlier kernel file, its best point too)
+#   shapes      the same on more shapes (benchmarks/shapes-cases.json), the
+#               best points of each kernel (benchmarks/shapes-points.json)
 #   pipeline    a real sgemm run (3 iterations x 4), extended to 4 while being
 #               killed with -9 twice, then resumed; history checked
 #   cost [W...] one candidate, compile to result.json, on each workload
@@ -155,7 +157,12 @@ while [ $# -gt 0 ]; do
 	streamk)
 		b=; [ -f .device/multistage-before.cu ] && b=.device/multistage-before.cu
 		timeout "${STEP_TIMEOUT:-300}" sh benchmarks/streamk.sh "$L/streamk" $b ;;
-	demo) timeout 560 make demo 2>&1 | tee "$L/demo.log" | tail -25 ;;
+	shapes)
+		STREAMK_CASES=benchmarks/shapes-cases.json STREAMK_POINTS=benchmarks/shapes-points.json STREAMK_MAKE_ARGS=-j4 \
+			STREAMK_DIR=/dev/shm/shapes timeout "${STEP_TIMEOUT:-400}" sh benchmarks/streamk.sh "$L/shapes" ;;
+	demo)
+		timeout 560 make demo 2>&1 | tee "$L/demo.log" | tail -25
+		mkdir -p "$L/demo" && cp results/demo-run/history.json results/demo-run/summary.json "$L/demo/" 2>/dev/null ;;
 	*) echo "unknown step $step" ;;
 	esac
 done

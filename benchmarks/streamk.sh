@@ -6,12 +6,18 @@
 # included, and timed by cko-bench on the three performance cases, cuBLAS
 # timed by cko-baseline in the same run). BEFORE.cu, an earlier
 # multistage.cu, adds its best point as a variant of its own (the "before"
-# of a change to the kernel file). Prints one line per candidate: status,
+# of a change to the kernel file); its variants are "before" and
+# "streamk-before", which STREAMK_POINTS may name. Prints one line per candidate: status,
 # variant, defines, the median ms of each performance case and its
 # fraction of cuBLAS, and the geomean fraction; LOGDIR gets history.json,
 # summary.json and baseline.json. STREAMK_PROFILE="CASE cJ..." then
 # profiles those candidates on CASE with cko-profile (Nsight Compute, at its
 # locked base clock) into LOGDIR/profile-cJ.json and .txt.
+# STREAMK_POINTS=FILE (a JSON list of {variant, defines}) replaces the points
+# below; STREAMK_CASES=FILE replaces the workload's cases.json (e.g.
+# benchmarks/shapes-cases.json: more performance shapes); STREAMK_MAKE_ARGS
+# goes to make (e.g. -j4: compiles beside the GPU steps, which run.mk keeps
+# one at a time).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=${1:?usage: benchmarks/streamk.sh LOGDIR [BEFORE.cu]}
@@ -33,20 +39,25 @@ starts=$(cat <<EOF
  {"variant": "streamk", "defines": {"TM": 8, "TN": 8, "LM": 4, "WARPS_M": 4, "WARPS_N": 2, "BK": 8, "STAGES": 3, "MINB": 1, "CTAS": 264, "KSYNC": 1}}]
 EOF
 )
+if [ -n "${STREAMK_POINTS:-}" ]; then
+	starts=$(jq -c . "$STREAMK_POINTS") || exit 3
+fi
 if [ -n "$before" ]; then
 	cp "$before" "$S/space/kernels/multistage-before.cu" || exit 3
-	starts=$(echo "$starts" | jq --argjson d "{$best}" '[{variant: "before", defines: $d}] + .')
+	[ -n "${STREAMK_POINTS:-}" ] ||
+		starts=$(echo "$starts" | jq --argjson d "{$best}" '[{variant: "before", defines: $d}] + .')
 fi
 jq --argjson starts "$starts" --arg before "$before" '
 	.starts = $starts |
-	if $before != "" then .variants += [.variants[] | select(.name == "multistage") |
-		.name = "before" | .source = "kernels/multistage-before.cu"] else . end' \
+	if $before != "" then .variants += [.variants[] | select(.name == "multistage" or .name == "streamk") |
+		.name = (if .name == "multistage" then "before" else "streamk-before" end) |
+		.source = "kernels/multistage-before.cu"] else . end' \
 	"$W/space.json" >"$S/space/space.json" || exit 3
 k=$(echo "$starts" | jq length)
-run=$(cko-init --workload sgemm --space "$S/space/space.json" --max-iterations 1 --candidates "$k" \
-	--sol-stop 0 --patience 0 --no-memory --run-dir "$S/run") || exit 3
+run=$(cko-init --workload sgemm --space "$S/space/space.json" ${STREAMK_CASES:+--input-cases "$STREAMK_CASES"} \
+	--max-iterations 1 --candidates "$k" --sol-stop 0 --patience 0 --no-memory --run-dir "$S/run") || exit 3
 s0=$(date +%s)
-make -C "$run" -f run.mk >"$log/make.log" 2>&1
+make -C "$run" -f run.mk ${STREAMK_MAKE_ARGS:-} >"$log/make.log" 2>&1
 echo "make: $?, $(($(date +%s) - s0)) s" >&2
 cp "$run/history.json" "$run/summary.json" "$run/baseline.json" "$log/" 2>/dev/null
 jq -r --slurpfile b "$run/baseline.json" '

@@ -357,8 +357,8 @@ __device__ __forceinline__ void gemm_body(const float *__restrict__ A, const flo
 		// all when T < G); the part of block p sits in its slot 0 when the
 		// tile holds p's first slab, else in slot 1.
 		const int c0 = holder(ts), cf = holder(ts + S - 1);
-		auto slot = [&](int p) { return sk_part + (2 * p + (first(p) >= ts ? 0 : 1)) * (BM * BN / 4); };
-		float4 *mine = slot(c);
+		auto slot = [&](int p, int first_p) { return sk_part + (2 * p + (first_p >= ts ? 0 : 1)) * (BM * BN / 4); };
+		float4 *mine = slot(c, b);
 #pragma unroll
 		for (int i = 0; i < TM; i++)
 #pragma unroll
@@ -381,19 +381,28 @@ __device__ __forceinline__ void gemm_body(const float *__restrict__ A, const flo
 		__syncthreads(); // the verdict word is read before a later tile rewrites it
 		if (last) {
 			__threadfence();
-			// C = part(c0) + part(c0+1) + ... + part(cf), in that order
+			// C = part(c0) + part(c0+1) + ... + part(cf), in that order.
+			// first(p) is stepped, not divided: first(p+1) = first(p) + q, plus
+			// a carry from the remainder. Two 64-bit divisions per part and
+			// float4 here cost 1.5-2% on the H100's 1.4 ms products and 12% at
+			// 1536^3 (benchmarks/RESULTS.md, 2026-12-06).
+			const long long c0T = (long long)c0 * T;
+			const int f0 = (int)(c0T / G), r0 = (int)(c0T % G), q = T / G, r = T % G;
 #pragma unroll
 			for (int i = 0; i < TM; i++)
 #pragma unroll
 				for (int j = 0; j < TN / 4; j++) {
 					float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 					bool any = false;
-					for (int p = c0; p <= cf; p++) {
-						if (first(p + 1) == first(p))
+					for (int p = c0, fp = f0, rp = r0, fq; p <= cf; p++, fp = fq) {
+						fq = fp + q, rp += r; // first(p + 1) and (p + 1) * T % G
+						if (rp >= G)
+							fq++, rp -= G;
+						if (fq == fp) // p holds no slab (T < G)
 							continue;
 						const float4 v = p == c ? make_float4(acc[i][4 * j], acc[i][4 * j + 1],
 										       acc[i][4 * j + 2], acc[i][4 * j + 3])
-									: __ldcg(slot(p) + (i * (TN / 4) + j) * NTHREADS + tid);
+									: __ldcg(slot(p, fp) + (i * (TN / 4) + j) * NTHREADS + tid);
 						if (any) {
 							sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
 						} else {
