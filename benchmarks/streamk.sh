@@ -5,10 +5,10 @@
 # the space's starts; every candidate checked on every case, hidden ones
 # included, and timed by cko-bench on the three performance cases, cuBLAS
 # timed by cko-baseline in the same run). BEFORE.cu, an earlier
-# multistage.cu, adds its best point as a variant of its own (the "before"
-# of a change to the kernel file); its variants are "before" and
-# "streamk-before", which STREAMK_POINTS may name. Prints one line per candidate: status,
-# variant, defines, the median ms of each performance case and its
+# multistage.cu, becomes the variants "before" and "streamk-before" (the
+# "before" of a change to the kernel file); without STREAMK_POINTS the
+# best multistage point is timed as "before" too. Prints one line per
+# candidate: status, variant, defines, the median ms of each performance case and its
 # fraction of cuBLAS, and the geomean fraction; LOGDIR gets history.json,
 # summary.json and baseline.json. STREAMK_PROFILE="CASE cJ..." then
 # profiles those candidates on CASE with cko-profile (Nsight Compute, at its
