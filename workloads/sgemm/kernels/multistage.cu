@@ -368,9 +368,10 @@ __device__ __forceinline__ void gemm_body(const float *__restrict__ A, const flo
 		__threadfence(); // the part is visible before the count says so
 		__syncthreads();
 		if (tid == 0) {
-			unsigned parts = 0;
-			for (int p = c0; p <= cf; p++)
-				parts += first(p + 1) > first(p);
+			// The tile's non-empty parts: every share is non-empty when
+			// T >= G (the rules' grid); else each holds at most one slab,
+			// so the tile's S slabs have S holders.
+			const unsigned parts = T >= G ? cf - c0 + 1 : S;
 			const bool last = atomicAdd(&sk_arrived[cf], 1u) == parts - 1;
 			if (last)
 				sk_arrived[cf] = 0; // every part has arrived: ready for the next launch
